@@ -1,0 +1,95 @@
+# ccarena: everything a fresh Debian 12 machine needs, installed into the
+# project-local .venv (Python 3.11 and cargo are assumed; apt packages are
+# installed only when missing).
+#
+#   make deps    system packages + .venv with the Python dependencies
+#   make build   compile the simulator into .venv (maturin), .venv/bin/ccarena
+#   make test    cargo tests + pytest (warnings are errors)
+#   make demo    BBR 10 ms vs 50 ms on 100 Mbit/s -> runs/demo
+#   make bench   simulator speed (and ns-3.44's, if installed)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV        := .venv
+PY          := $(VENV)/bin/python
+DEPS_STAMP  := $(VENV)/.deps.stamp
+BUILD_STAMP := $(VENV)/.build.stamp
+# For the BPF build test of cc/*.c (clang -target bpf, vmlinux.h from bpftool).
+APT_PACKAGES := clang llvm bpftool libbpf-dev
+# Anything that changes the native module; Python sources are installed
+# editable by maturin and need no rebuild.
+NATIVE_SOURCES := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
+	$(shell find crates cc -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Cargo.toml' \) 2>/dev/null)
+
+NS3_VENV := .ns3venv
+NS3_BIN  := bench/ns3-build/dumbbell344
+NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
+
+.PHONY: help deps build test demo bench bench-ns3-setup clean
+
+help:
+	@sed -n '/^#   make/s/^#   //p' Makefile
+
+# Root installs directly; otherwise through sudo when there is one.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+
+define apt_install_missing
+	missing=""; \
+	for p in $(1); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "apt-get install:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): pyproject.toml Makefile
+	@$(call apt_install_missing,$(APT_PACKAGES))
+	@test -x $(PY) || python3 -m venv $(VENV)
+	@# One list of Python requirements: pyproject.toml's build, runtime and test sets.
+	@$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
+		print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"] \
+		+ p["project"]["optional-dependencies"]["test"]))' > $(VENV)/requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r $(VENV)/requirements.txt
+	@touch $@
+
+build: $(BUILD_STAMP)
+
+$(BUILD_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
+	@test -x $(VENV)/bin/ccarena
+	@touch $@
+
+test: build
+	cargo test --release --workspace
+	$(VENV)/bin/pytest -W error tests/
+
+demo: build
+	$(VENV)/bin/ccarena run examples/bbr-rtt-unfairness.toml --out runs/demo
+
+bench: build
+	$(PY) bench/bench_sim.py
+
+# ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
+bench-ns3-setup: $(NS3_BIN)
+
+$(NS3_VENV)/.installed:
+	@$(call apt_install_missing,time g++)
+	test -x $(NS3_VENV)/bin/pip || python3 -m venv $(NS3_VENV)
+	$(NS3_VENV)/bin/pip install -q --disable-pip-version-check ns3==3.44.post0
+	@touch $@
+
+$(NS3_BIN): $(NS3_VENV)/.installed $(NS3_SRC)
+	@mkdir -p $(@D)
+	W=$$(echo $(abspath $(NS3_VENV))/lib/python3*/site-packages/ns3); \
+	g++ -std=c++20 -O2 -I$$W/include -o $@ $(NS3_SRC) -L$$W/lib64 -Wl,-rpath,$$W/lib64 \
+		-lns3.44-applications -lns3.44-point-to-point -lns3.44-internet -lns3.44-traffic-control \
+		-lns3.44-network -lns3.44-bridge -lns3.44-stats -lns3.44-core
+
+clean:
+	rm -rf runs target $(BUILD_STAMP) python/ccarena/_core*.so

@@ -1,0 +1,141 @@
+"""`make bench`: how fast the simulator runs the judged 120-s scenario
+(BBR 10 ms vs 50 ms, 100 Mbit/s, 2 MB droptail), and how that compares with
+ns-3.44 on the same dumbbell when ns-3 is installed (`make bench-ns3-setup`).
+
+Figures:
+- engine: the `_core.simulate` call alone, in a child process that imports
+  nothing else, so its peak RSS is the engine's (plus a bare interpreter);
+- CLI: `ccarena run` end to end (validation, simulation, parquet, PNG);
+- ns-3.44: ../shared/peers/ns3/dumbbell.cc under /usr/bin/time -v.
+Simulated bottleneck packets per wall second is the speed measure common
+to both simulators.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIO = REPO / "examples" / "bbr-rtt-unfairness.toml"
+NS3_VENV = REPO / ".ns3venv"
+NS3_BIN = REPO / "bench" / "ns3-build" / "dumbbell344"
+NS3_SRC = REPO.parent / "shared" / "peers" / "ns3" / "dumbbell.cc"
+#: The scenario in dumbbell.cc's options; --measure covers our 20-120 s window.
+NS3_ARGS = ["--rtts=10ms,50ms", "--btlRate=100Mbps", "--bufBytes=2000000", "--simTime=120", "--measure=100"]
+
+ENGINE_CHILD = """
+import json, resource, sys, time
+from ccarena import _core
+config = sys.stdin.read()
+t0 = time.perf_counter()
+raw = _core.simulate(config)
+wall = time.perf_counter() - t0
+result = json.loads(raw)
+print(json.dumps({
+    "wall_s": wall,
+    "packets": result["link"]["tx_packets_total"],
+    "events": result["events"],
+    "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    "delivered": [f["delivered_bytes_window"] for f in result["flows"]],
+}))
+"""
+
+
+def run_engine(config_json: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", ENGINE_CHILD], input=config_json, capture_output=True, text=True, check=True
+    )
+    return json.loads(proc.stdout)
+
+
+def run_cli() -> tuple[float, int]:
+    out = Path(tempfile.mkdtemp(prefix="ccarena-bench-"))
+    try:
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "ccarena", "run", str(SCENARIO), "--out", str(out / "run")],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wall = time.perf_counter() - t0
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def ns3_binary() -> Path | None:
+    """The built ns-3 peer, building it if ns-3 is installed but not built."""
+    if NS3_BIN.exists():
+        return NS3_BIN
+    if (NS3_VENV / ".installed").exists():
+        subprocess.run(["make", "--no-print-directory", "-C", str(REPO), "bench-ns3-setup"], check=True)
+        return NS3_BIN
+    return None
+
+
+def run_ns3(binary: Path) -> dict:
+    proc = subprocess.run(
+        ["/usr/bin/time", "-v", str(binary), *NS3_ARGS], capture_output=True, text=True, check=True
+    )
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
+    hours, minutes, seconds = wall.groups()
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    packets = re.search(r"bottleneck_tx_pkts=(\d+)", proc.stdout)
+    shares = re.findall(r"flow (\d+) cc=(\S+) rtt=(\S+) goodput=([\d.]+) Mbit/s share=([\d.]+)%", proc.stdout)
+    return {
+        "wall_s": int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds),
+        "maxrss_kib": int(rss.group(1)),
+        "packets": int(packets.group(1)),
+        "shares": shares,
+    }
+
+
+def main() -> int:
+    from ccarena import load_scenario
+
+    scenario = load_scenario(SCENARIO)
+    config = json.dumps(scenario.config)
+    print(f"scenario: {SCENARIO.relative_to(REPO)} (120 s simulated, BBR 10 ms vs 50 ms, 100 Mbit/s, 2 MB)")
+
+    engine = run_engine(config)
+    pps = engine["packets"] / engine["wall_s"]
+    total = sum(engine["delivered"]) or 1
+    shares = " / ".join(f"{100 * d / total:.1f}%" for d in engine["delivered"])
+    print(
+        f"ccarena engine: {engine['wall_s']:.3f} s wall, {engine['packets']:,} bottleneck packets, "
+        f"{pps:,.0f} packets/wall-s, {engine['events'] / engine['wall_s']:,.0f} events/wall-s, "
+        f"peak RSS {engine['maxrss_kib'] / 1024:.1f} MiB (interpreter included); shares {shares}"
+    )
+    cli_wall, cli_rss = run_cli()
+    print(f"ccarena CLI:    {cli_wall:.3f} s wall end to end (parse, simulate, parquet, PNG), peak RSS {cli_rss / 1024:.1f} MiB")
+
+    binary = ns3_binary()
+    if binary is None:
+        print(
+            "ns-3.44: not installed. `make bench-ns3-setup` installs ns3==3.44.post0 from PyPI into .ns3venv and "
+            f"builds {os.path.relpath(NS3_SRC, REPO)} into {NS3_BIN.relative_to(REPO)}; then run `make bench` again."
+        )
+        return 0
+    ns3 = run_ns3(binary)
+    ns3_pps = ns3["packets"] / ns3["wall_s"]
+    ns3_shares = " / ".join(f"{share}%" for *_, share in ns3["shares"])
+    print(
+        f"ns-3.44:        {ns3['wall_s']:.3f} s wall, {ns3['packets']:,} bottleneck packets, "
+        f"{ns3_pps:,.0f} packets/wall-s, peak RSS {ns3['maxrss_kib'] / 1024:.1f} MiB; shares {ns3_shares}"
+    )
+    print(f"speed-up: {pps / ns3_pps:.1f}x ns-3.44's packets per wall second (target >= 30x, aim 100x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

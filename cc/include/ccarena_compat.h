@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ccarena_compat.h - one congestion-control source, two builds.
+ *
+ * Every cc/<name>.c includes this header and nothing else from the system.
+ * It is written against Linux's tcp_congestion_ops API (Linux >= 6.10:
+ * cong_control(sk, ack, flag, rs)) and builds two ways:
+ *
+ *   native   gcc/clang via crates/cc-native/build.rs. Types come from
+ *            ccarena_native.h; the simulator owns the struct tcp_sock.
+ *            Registration exports `const struct tcp_congestion_ops
+ *            ccarena_ops_<name>` (and `ccarena_params_<name>`), which the
+ *            Rust registry finds by the file's stem.
+ *
+ *   BPF      clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -DCCARENA_BPF
+ *            against the running kernel's vmlinux.h (cc/build-bpf.sh).
+ *            Registration emits a SEC(".struct_ops.link") struct named
+ *            cc_<name> whose .name is "cc_<name>" (so it never clashes with
+ *            the kernel's own reno/cubic/bbr).
+ *
+ * What a CC may use (all spelled as in Linux unless noted):
+ *   tcp_sk() inet_csk() inet_csk_ca() tcp_snd_cwnd() tcp_snd_cwnd_set()
+ *   tcp_min_rtt() tcp_packets_in_flight() tcp_stamp_us_delta()
+ *   tcp_in_slow_start() tcp_is_cwnd_limited() tcp_slow_start()
+ *   tcp_cong_avoid_ai() tcp_reno_ssthresh_of() tcp_reno_undo_cwnd_of()
+ *   min() max() min_t() max_t() clamp() div_u64() div64_u64() before() after()
+ *   cca_get_random_u32_below(sk, ceil)   Linux: get_random_u32_below(ceil);
+ *                                        takes sk for the per-flow RNG
+ *   cca_now_us(sk)    tp->tcp_mstamp, us
+ *   cca_now_ms(sk)    tp->tcp_mstamp / 1000 as u32: our tcp_jiffies32
+ *   cca_edt_lead_us(sk)  us until the earliest departure time (EDT) of the
+ *                        next packet; 0 natively (see below)
+ *   CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)
+ *   CCA_PARAM(sk, index, default)
+ *   CCA_CB(ret, name, args...)          define a tcp_congestion_ops member
+ *   CCA_FN(name)                        reference one in CCA_REGISTER
+ *   CCA_PARAMS(name, CCA_PARAM_DEF(...) ...)  the algorithm's parameter table
+ *   CCA_REGISTER(name, .member = CCA_FN(fn), ...)
+ *
+ * Deviations from Linux that every CC inherits:
+ *  - Time. Linux CCs mix jiffies (tcp_jiffies32, HZ ticks) and tcp_mstamp
+ *    (us). Here there is one clock, tp->tcp_mstamp in us, and "jiffies" are
+ *    cca_now_ms(): HZ=1000 exactly. A simulator has no jiffies and a kernel
+ *    with HZ=250 would quantise time more coarsely; ms resolution matches the
+ *    common HZ=1000 build.
+ *  - EDT. Linux BBR uses tp->tcp_wstamp_ns - tp->tcp_clock_cache to count
+ *    packets that will have left by the next departure time. The native
+ *    struct has no tcp_wstamp_ns, so cca_edt_lead_us() is 0 natively (a
+ *    sender that transmits as soon as pacing allows); the BPF build reads
+ *    the kernel's fields.
+ *  - Randomness is a per-flow xorshift64* seeded by the simulator, so runs
+ *    are reproducible; BPF uses bpf_get_prandom_u32().
+ *
+ * BPF rules these sources obey (net/ipv4/bpf_tcp_ca.c): a struct_ops CC may
+ * write only sk_pacing_rate, sk_pacing_status, icsk_ca_priv, snd_cwnd,
+ * snd_cwnd_cnt, snd_ssthresh, ecn_flags and app_limited; everything else is
+ * read-only (so prior_cwnd lives in the CC's private area). No floating
+ * point, 64-bit division only through div_u64()/div64_u64() on unsigned
+ * values, loops must have a constant bound, and a CCA_CB callback must never
+ * call another CCA_CB callback (each is a separate BPF program): shared
+ * logic lives in static inline helpers.
+ */
+#ifndef CCARENA_COMPAT_H
+#define CCARENA_COMPAT_H
+
+#ifdef CCARENA_BPF
+/* ------------------------------------------------------------------ BPF */
+/*
+ * The kernel's built-in BBR and CUBIC put their private types in BTF, so
+ * vmlinux.h defines struct bbr, enum bbr_mode (with BBR_STARTUP...) and
+ * struct bictcp. Rename the kernel's copies out of the way; ours are the
+ * ones the CC uses.
+ */
+#define bbr ccarena_vmlinux_bbr
+#define bbr_mode ccarena_vmlinux_bbr_mode
+#define BBR_STARTUP ccarena_vmlinux_BBR_STARTUP
+#define BBR_DRAIN ccarena_vmlinux_BBR_DRAIN
+#define BBR_PROBE_BW ccarena_vmlinux_BBR_PROBE_BW
+#define BBR_PROBE_RTT ccarena_vmlinux_BBR_PROBE_RTT
+#define bictcp ccarena_vmlinux_bictcp
+#include "vmlinux.h"
+#undef bbr
+#undef bbr_mode
+#undef BBR_STARTUP
+#undef BBR_DRAIN
+#undef BBR_PROBE_BW
+#undef BBR_PROBE_RTT
+#undef bictcp
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/* Not in BTF (they are macros in the kernel). */
+#define ICSK_CA_PRIV_SIZE (13 * sizeof(u64))
+
+#else
+/* --------------------------------------------------------------- native */
+#include "ccarena_native.h"
+#endif
+
+/* --------------------------------------------------- constants (both) */
+#ifndef USEC_PER_SEC
+#define USEC_PER_SEC 1000000UL
+#endif
+#ifndef USEC_PER_MSEC
+#define USEC_PER_MSEC 1000UL
+#endif
+#ifndef NSEC_PER_USEC
+#define NSEC_PER_USEC 1000UL
+#endif
+#ifndef MSEC_PER_SEC
+#define MSEC_PER_SEC 1000UL
+#endif
+/* include/net/tcp.h */
+#define TCP_INFINITE_SSTHRESH 0x7fffffff
+#define TCP_INIT_CWND 10
+#define TCP_CONG_NON_RESTRICTED 0x1
+/* include/linux/netdevice.h: the largest non-BIG-TCP GSO packet, bytes. */
+#define GSO_LEGACY_MAX_SIZE 65536u
+/* include/net/tcp.h: L1_CACHE_ALIGN(128 + MAX_HEADER) on a typical x86-64
+ * config (MAX_HEADER = LL_MAX_HEADER 128 + 48 for tunnels), bytes. */
+#define MAX_TCP_HEADER 320u
+
+/* ------------------------------------------------------ generic helpers */
+#define min(x, y) ({ __typeof__(x) _min1 = (x); __typeof__(y) _min2 = (y); \
+		     _min1 < _min2 ? _min1 : _min2; })
+#define max(x, y) ({ __typeof__(x) _max1 = (x); __typeof__(y) _max2 = (y); \
+		     _max1 > _max2 ? _max1 : _max2; })
+#define min_t(type, x, y) ({ type _mint1 = (x); type _mint2 = (y); \
+			     _mint1 < _mint2 ? _mint1 : _mint2; })
+#define max_t(type, x, y) ({ type _maxt1 = (x); type _maxt2 = (y); \
+			     _maxt1 > _maxt2 ? _maxt1 : _maxt2; })
+#define clamp(v, lo, hi) min(max(v, lo), hi)
+
+/* Sequence-space / 32-bit-stamp comparisons that survive wrap-around. */
+static inline bool before(u32 seq1, u32 seq2)
+{
+	return (s32)(seq1 - seq2) < 0;
+}
+#define after(seq2, seq1) before(seq1, seq2)
+
+/* 64-bit divisions: unsigned only (BPF has no signed 64-bit divide). */
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+/* ---------------------------------------------------- socket accessors */
+static inline struct tcp_sock *tcp_sk(const struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
+
+static inline struct inet_connection_sock *inet_csk(const struct sock *sk)
+{
+	return (struct inet_connection_sock *)sk;
+}
+
+static inline void *inet_csk_ca(const struct sock *sk)
+{
+	return (void *)inet_csk(sk)->icsk_ca_priv;
+}
+
+static inline u32 tcp_snd_cwnd(const struct tcp_sock *tp)
+{
+	return tp->snd_cwnd;
+}
+
+static inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val)
+{
+	tp->snd_cwnd = val;
+}
+
+/* Windowed min RTT of the connection, us (~0U before the first sample). */
+static inline u32 tcp_min_rtt(const struct tcp_sock *tp)
+{
+	return tp->rtt_min.s[0].v;
+}
+
+/* packets_out - (sacked_out + lost_out) + retrans_out, as in tcp.h. */
+static inline u32 tcp_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) +
+	       tp->retrans_out;
+}
+
+/* t1 - t0 in us, clamped at 0. */
+static inline u32 tcp_stamp_us_delta(u64 t1, u64 t0)
+{
+	return t1 > t0 ? (u32)(t1 - t0) : 0;
+}
+
+static inline bool tcp_in_slow_start(const struct tcp_sock *tp)
+{
+	return tcp_snd_cwnd(tp) < tp->snd_ssthresh;
+}
+
+/* tcp.h: is cwnd the limit? In slow start, grow cwnd to twice what was
+ * used (max_packets_out) even if the last window was not cwnd-limited. */
+static inline bool tcp_is_cwnd_limited(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (tp->is_cwnd_limited)
+		return true;
+	if (tcp_in_slow_start(tp))
+		return tcp_snd_cwnd(tp) < 2 * tp->max_packets_out;
+	return false;
+}
+
+/* tcp_cong.c: slow start (RFC 5681 with ABC L = infinite): cwnd grows by
+ * the packets acked, up to ssthresh. Returns the acked packets left over
+ * once ssthresh is reached, for congestion avoidance to consume. */
+static inline u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
+{
+	u32 cwnd = min(tcp_snd_cwnd(tp) + acked, tp->snd_ssthresh);
+
+	acked -= cwnd - tcp_snd_cwnd(tp);
+	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
+	return acked;
+}
+
+/* tcp_cong.c: additive increase, cwnd += 1 per w packets acked. */
+static inline void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
+{
+	if (w == 0)
+		w = 1;
+	/* Credits accumulated at a larger w are applied gently now. */
+	if (tp->snd_cwnd_cnt >= w) {
+		tp->snd_cwnd_cnt = 0;
+		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + 1);
+	}
+	tp->snd_cwnd_cnt += acked;
+	if (tp->snd_cwnd_cnt >= w) {
+		u32 delta = tp->snd_cwnd_cnt / w;
+
+		tp->snd_cwnd_cnt -= delta * w;
+		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + delta);
+	}
+	tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), tp->snd_cwnd_clamp));
+}
+
+/* tcp_cong.c tcp_reno_ssthresh(): halve, but never below 2 packets. */
+static inline u32 tcp_reno_ssthresh_of(const struct sock *sk)
+{
+	return max(tcp_snd_cwnd(tcp_sk(sk)) >> 1U, 2U);
+}
+
+/* tcp_cong.c tcp_reno_undo_cwnd(): back to the cwnd before the reduction. */
+static inline u32 tcp_reno_undo_cwnd_of(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
+}
+
+/* ------------------------------------------------------------------ time */
+/* The one clock: us, the time of the ACK or transmit being processed. */
+static inline u64 cca_now_us(const struct sock *sk)
+{
+	return tcp_sk(sk)->tcp_mstamp;
+}
+
+/* ms as u32 (wraps after 49 days, compare with before/after): the stand-in
+ * for tcp_jiffies32 at HZ=1000. */
+static inline u32 cca_now_ms(const struct sock *sk)
+{
+	return (u32)div_u64(tcp_sk(sk)->tcp_mstamp, USEC_PER_MSEC);
+}
+
+/* us from now until the earliest departure time of the next packet. */
+static inline u32 cca_edt_lead_us(const struct sock *sk)
+{
+#ifdef CCARENA_BPF
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 now_ns = tp->tcp_clock_cache;
+	u64 edt_ns = tp->tcp_wstamp_ns;
+
+	return edt_ns > now_ns ? (u32)div_u64(edt_ns - now_ns, NSEC_PER_USEC) : 0;
+#else
+	(void)sk;
+	return 0;
+#endif
+}
+
+/* ---------------------------------------------------------- randomness */
+/* Uniform in [0, ceil) (ceil > 0), by multiply-shift like Linux's fast path
+ * of get_random_u32_below(). */
+static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
+{
+	u32 r;
+#ifdef CCARENA_BPF
+	(void)sk;
+	r = bpf_get_prandom_u32();
+#else
+	/* xorshift64* (Vigna 2016): per-flow state, never 0. */
+	u64 x = tcp_sk(sk)->cca.rng_state;
+
+	if (x == 0)
+		x = 0x9E3779B97F4A7C15ULL;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	tcp_sk(sk)->cca.rng_state = x;
+	r = (u32)((x * 0x2545F4914F6CDD1DULL) >> 32);
+#endif
+	return (u32)(((u64)r * ceil) >> 32);
+}
+
+/* ------------------------------------------------------------ telemetry */
+/* Report the CC's state for plots: mode is CC-specific (e.g. BBR_PROBE_BW),
+ * gains are << 8, bw is the CC's bandwidth estimate in bytes per second. */
+#ifdef CCARENA_BPF
+#define CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)	\
+	do {								\
+		(void)(sk); (void)(mode); (void)(pacing_gain);		\
+		(void)(cwnd_gain); (void)(bw_bytes_per_sec);		\
+	} while (0)
+#else
+#define CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)	\
+	do {								\
+		struct ccarena_ext *_cca = &tcp_sk(sk)->cca;		\
+		_cca->trace_mode = (u32)(mode);				\
+		_cca->trace_pacing_gain = (u32)(pacing_gain);		\
+		_cca->trace_cwnd_gain = (u32)(cwnd_gain);		\
+		_cca->trace_bw = (u64)(bw_bytes_per_sec);		\
+	} while (0)
+#endif
+
+/* ----------------------------------------------------------- parameters */
+/*
+ * Each algorithm numbers its tunables 0..n-1 (an enum in its .c) and lists
+ * them with CCA_PARAMS so the simulator can map scenario names to indexes.
+ * CCA_PARAM(sk, i, dflt) is the per-flow override if one was given, else
+ * dflt. In BPF the overrides are one rodata array per object that the
+ * loader may fill before load (cca_params / cca_n_params), else defaults.
+ */
+#define CCA_MAX_PARAMS 16
+
+/* One row of an algorithm's parameter table (native export only). */
+struct ccarena_param {
+	const char *name;	/* scenario key, e.g. "cwnd_gain" */
+	u64 dflt;		/* value used when the scenario does not set it */
+};
+
+#define CCA_PARAM_DEF(index, pname, dflt_value) \
+	[index] = { .name = pname, .dflt = (u64)(dflt_value) },
+
+#ifdef CCARENA_BPF
+const volatile u64 cca_params[CCA_MAX_PARAMS] = {0};
+const volatile u32 cca_n_params = 0;
+
+#define CCA_PARAM(sk, index, dflt)					\
+	({ (void)(sk);							\
+	   (u32)(index) < cca_n_params && (u32)(index) < CCA_MAX_PARAMS \
+		   ? cca_params[(index)] : (u64)(dflt); })
+#define CCA_PARAMS(name, ...)
+#else
+#define CCA_PARAM(sk, index, dflt)					\
+	({ const struct ccarena_ext *_cp = &tcp_sk(sk)->cca;		\
+	   _cp->params && (u32)(index) < _cp->n_params			\
+		   ? _cp->params[(index)] : (u64)(dflt); })
+/* The table ends with a row whose name is NULL. */
+#define CCA_PARAMS(cname, ...)						\
+	const struct ccarena_param ccarena_params_##cname[] = {		\
+		__VA_ARGS__ { .name = 0, .dflt = 0 } }
+#endif
+
+/* ---------------------------------------------------------- registration */
+#ifdef CCARENA_BPF
+/*
+ * ".struct_ops.link" (libbpf >= 1.2) registers the CC through a BPF link
+ * that is unregistered when the link goes away. libbpf 1.1 (Debian 12's
+ * bpftool 7.1) only knows ".struct_ops" (register by map update, unregister
+ * with `bpftool struct_ops unregister name cc_<name>`): build with
+ * -DCCARENA_BPF_LEGACY_STRUCT_OPS (cc/build-bpf.sh --legacy) for it.
+ */
+#ifdef CCARENA_BPF_LEGACY_STRUCT_OPS
+#define CCA_STRUCT_OPS_SEC ".struct_ops"
+#else
+#define CCA_STRUCT_OPS_SEC ".struct_ops.link"
+#endif
+#define CCA_CB(ret, name, ...) SEC("struct_ops") ret BPF_PROG(name, __VA_ARGS__)
+#define CCA_FN(name) ((void *)(name))
+#define CCA_REGISTER(cname, ...)					\
+	char _license[] SEC("license") = "GPL";				\
+	SEC(CCA_STRUCT_OPS_SEC)						\
+	struct tcp_congestion_ops cc_##cname = {			\
+		__VA_ARGS__,						\
+		.name = "cc_" #cname,					\
+	}
+#else
+#define CCA_CB(ret, name, ...) static ret name(__VA_ARGS__)
+#define CCA_FN(name) (name)
+#define CCA_REGISTER(cname, ...)					\
+	const struct tcp_congestion_ops ccarena_ops_##cname = {		\
+		__VA_ARGS__,						\
+		.name = #cname,						\
+	}
+#endif
+
+#endif /* CCARENA_COMPAT_H */

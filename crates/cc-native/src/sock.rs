@@ -1,0 +1,287 @@
+//! Rust mirror of `cc/include/ccarena_native.h`: the socket a congestion
+//! control sees. Field for field `#[repr(C)]`; `tests::layout_matches_c`
+//! compares sizes and offsets with what the C compiler reports.
+//!
+//! The simulator's sender owns one [`TcpSock`] per flow and treats it as the
+//! authoritative store of the fields Linux keeps in `struct tcp_sock`
+//! (cwnd, packets_out, pacing rate, ...): the C code and the sender read and
+//! write the same memory.
+
+/// `struct minmax_sample` (include/linux/win_minmax.h).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MinmaxSample {
+    /// Time of the sample (units chosen by the user of the filter).
+    pub t: u32,
+    /// Sampled value.
+    pub v: u32,
+}
+
+/// `struct minmax`: a windowed min or max of three samples.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Minmax {
+    pub s: [MinmaxSample; 3],
+}
+
+/// `struct sock`: the pacing fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sock {
+    /// Bytes per second, set by the CC.
+    pub sk_pacing_rate: std::os::raw::c_ulong,
+    /// Bytes per second cap (`!0`: none).
+    pub sk_max_pacing_rate: std::os::raw::c_ulong,
+    /// Bytes, largest TSO burst.
+    pub sk_gso_max_size: u32,
+    /// Segments, largest TSO burst.
+    pub sk_gso_max_segs: u16,
+    /// `enum sk_pacing`.
+    pub sk_pacing_status: u8,
+    /// TSO budget = pacing rate >> shift (10: ~1 ms of data).
+    pub sk_pacing_shift: u8,
+}
+
+/// Size of `icsk_ca_priv` in u64 words (Linux: 13).
+pub const ICSK_CA_PRIV_WORDS: usize = 13;
+
+/// `struct inet_connection_sock`: CA state and the CC's private area.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InetConnectionSock {
+    pub icsk_inet: Sock,
+    /// `enum tcp_ca_state` ([`CaState`] as u8).
+    pub icsk_ca_state: u8,
+    pub icsk_ca_initialized: u8,
+    pub icsk_pad: [u8; 6],
+    /// The CC's private state (`inet_csk_ca(sk)`).
+    pub icsk_ca_priv: [u64; ICSK_CA_PRIV_WORDS],
+}
+
+/// `struct ccarena_ext`: native-only extension (RNG, parameters, telemetry).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CcarenaExt {
+    /// Per-flow xorshift64* state; never 0.
+    pub rng_state: u64,
+    /// Parameter overrides (indexes defined per algorithm), or null.
+    pub params: *const u64,
+    /// Entries behind `params`.
+    pub n_params: u32,
+    /// CC-specific mode number reported for plots.
+    pub trace_mode: u32,
+    /// Pacing gain << 8.
+    pub trace_pacing_gain: u32,
+    /// Cwnd gain << 8.
+    pub trace_cwnd_gain: u32,
+    /// The CC's bandwidth estimate, bytes per second.
+    pub trace_bw: u64,
+}
+
+impl Default for CcarenaExt {
+    fn default() -> Self {
+        Self {
+            rng_state: 0x9E37_79B9_7F4A_7C15,
+            params: std::ptr::null(),
+            n_params: 0,
+            trace_mode: 0,
+            trace_pacing_gain: 0,
+            trace_cwnd_gain: 0,
+            trace_bw: 0,
+        }
+    }
+}
+
+/// `struct tcp_sock`: see the C header for each field's meaning and unit.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpSock {
+    pub inet_conn: InetConnectionSock,
+    pub snd_cwnd: u32,
+    pub snd_cwnd_cnt: u32,
+    pub snd_cwnd_clamp: u32,
+    pub snd_cwnd_stamp: u32,
+    pub snd_ssthresh: u32,
+    pub prior_cwnd: u32,
+    pub prior_ssthresh: u32,
+    pub srtt_us: u32,
+    pub mdev_us: u32,
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    pub delivered: u32,
+    pub delivered_ce: u32,
+    pub lost: u32,
+    pub app_limited: u32,
+    pub mss_cache: u32,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    pub max_packets_out: u32,
+    pub rate_delivered: u32,
+    pub rate_interval_us: u32,
+    pub total_retrans: u32,
+    pub rcv_wnd: u32,
+    pub is_cwnd_limited: u8,
+    pub rate_app_limited: u8,
+    pub ecn_flags: u8,
+    pub tp_pad: u8,
+    pub tcp_mstamp: u64,
+    pub tcp_clock_cache: u64,
+    pub delivered_mstamp: u64,
+    pub first_tx_mstamp: u64,
+    pub rtt_min: Minmax,
+    pub cca: CcarenaExt,
+}
+
+/// `struct rate_sample` (tcp_rate.c's output for one ACK).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    pub prior_mstamp: u64,
+    pub prior_delivered: u32,
+    pub prior_delivered_ce: u32,
+    pub delivered: i32,
+    pub delivered_ce: i32,
+    pub interval_us: std::os::raw::c_long,
+    pub snd_interval_us: u32,
+    pub rcv_interval_us: u32,
+    pub rtt_us: std::os::raw::c_long,
+    pub losses: i32,
+    pub acked_sacked: u32,
+    pub prior_in_flight: u32,
+    pub last_end_seq: u32,
+    pub is_app_limited: bool,
+    pub is_retrans: bool,
+    pub is_ack_delayed: bool,
+}
+
+/// `struct ack_sample` (argument of `pkts_acked`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckSample {
+    pub pkts_acked: u32,
+    pub rtt_us: i32,
+    pub in_flight: u32,
+}
+
+/// `enum tcp_ca_state`.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    Open = 0,
+    Disorder = 1,
+    Cwr = 2,
+    Recovery = 3,
+    Loss = 4,
+}
+
+/// `enum tcp_ca_event`.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    TxStart = 0,
+    CwndRestart = 1,
+    CompleteCwr = 2,
+    Loss = 3,
+    EcnNoCe = 4,
+    EcnIsCe = 5,
+}
+
+/// `enum sk_pacing`.
+pub const SK_PACING_NONE: u8 = 0;
+pub const SK_PACING_NEEDED: u8 = 1;
+/// `tcp_ca_ack_event_flags`.
+pub const CA_ACK_SLOWPATH: u32 = 1;
+pub const CA_ACK_WIN_UPDATE: u32 = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::ffi::{c_char, CStr};
+    use std::mem::{offset_of, size_of};
+
+    #[repr(C)]
+    struct LayoutRow {
+        name: *const c_char,
+        value: u64,
+    }
+
+    extern "C" {
+        fn ccarena_native_layout(out: *mut LayoutRow, cap: usize) -> usize;
+    }
+
+    /// Every sizeof/offsetof the C compiler reports for ccarena_native.h.
+    fn c_layout() -> BTreeMap<String, u64> {
+        let n = unsafe { ccarena_native_layout(std::ptr::null_mut(), 0) };
+        let mut rows: Vec<LayoutRow> = (0..n)
+            .map(|_| LayoutRow { name: std::ptr::null(), value: 0 })
+            .collect();
+        assert_eq!(unsafe { ccarena_native_layout(rows.as_mut_ptr(), n) }, n);
+        rows.iter()
+            .map(|r| {
+                let name = unsafe { CStr::from_ptr(r.name) }.to_str().unwrap().to_string();
+                (name, r.value)
+            })
+            .collect()
+    }
+
+    macro_rules! rust_layout {
+        ($($cname:literal : $ty:ty { $($cf:ident),* $(,)? })*) => {{
+            let mut m = BTreeMap::new();
+            $(
+                m.insert($cname.to_string(), size_of::<$ty>() as u64);
+                $( m.insert(format!("{}.{}", $cname, stringify!($cf)),
+                            offset_of!($ty, $cf) as u64); )*
+            )*
+            m
+        }};
+    }
+
+    #[test]
+    fn layout_matches_c() {
+        let rust = rust_layout! {
+            "minmax_sample": MinmaxSample { t, v }
+            "minmax": Minmax { s }
+            "sock": Sock { sk_pacing_rate, sk_max_pacing_rate, sk_gso_max_size,
+                           sk_gso_max_segs, sk_pacing_status, sk_pacing_shift }
+            "inet_connection_sock": InetConnectionSock { icsk_inet, icsk_ca_state,
+                           icsk_ca_initialized, icsk_pad, icsk_ca_priv }
+            "ccarena_ext": CcarenaExt { rng_state, params, n_params, trace_mode,
+                           trace_pacing_gain, trace_cwnd_gain, trace_bw }
+            "tcp_sock": TcpSock { inet_conn, snd_cwnd, snd_cwnd_cnt, snd_cwnd_clamp,
+                           snd_cwnd_stamp, snd_ssthresh, prior_cwnd, prior_ssthresh,
+                           srtt_us, mdev_us, packets_out, sacked_out, lost_out,
+                           retrans_out, delivered, delivered_ce, lost, app_limited,
+                           mss_cache, snd_una, snd_nxt, max_packets_out,
+                           rate_delivered, rate_interval_us, total_retrans, rcv_wnd,
+                           is_cwnd_limited, rate_app_limited, ecn_flags, tp_pad,
+                           tcp_mstamp, tcp_clock_cache, delivered_mstamp,
+                           first_tx_mstamp, rtt_min, cca }
+            "rate_sample": RateSample { prior_mstamp, prior_delivered,
+                           prior_delivered_ce, delivered, delivered_ce, interval_us,
+                           snd_interval_us, rcv_interval_us, rtt_us, losses,
+                           acked_sacked, prior_in_flight, last_end_seq,
+                           is_app_limited, is_retrans, is_ack_delayed }
+            "ack_sample": AckSample { pkts_acked, rtt_us, in_flight }
+            "tcp_congestion_ops": crate::RawOps { ssthresh, cong_avoid, set_state,
+                           cwnd_event, in_ack_event, pkts_acked, min_tso_segs,
+                           cong_control, undo_cwnd, sndbuf_expand, init, release,
+                           flags, name }
+            "ccarena_param": crate::RawParam { name, dflt }
+        };
+        let c = c_layout();
+        // Same set of rows (a field added on one side only is a mismatch)...
+        let c_keys: Vec<&String> = c.keys().collect();
+        let r_keys: Vec<&String> = rust.keys().collect();
+        assert_eq!(c_keys, r_keys, "layout.c and this test list different fields");
+        // ...and the same numbers.
+        for (k, v) in &c {
+            assert_eq!(rust[k], *v, "{k}: C says {v}, Rust says {}", rust[k]);
+        }
+        // The CC's private area is Linux's 13 u64s (ICSK_CA_PRIV_SIZE = 104).
+        assert_eq!(c["inet_connection_sock.icsk_pad"] + 6, c["inet_connection_sock.icsk_ca_priv"]);
+        assert_eq!(size_of::<[u64; ICSK_CA_PRIV_WORDS]>(), 104);
+    }
+}

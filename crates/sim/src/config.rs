@@ -1,0 +1,101 @@
+//! The resolved scenario the simulator runs: every unit already converted to
+//! integers (ns, bytes, bit/s) by the Python front end
+//! (`python/ccarena/scenario.py`), passed across as JSON.
+//!
+//! Unknown fields are rejected so that the two sides cannot drift silently.
+
+use serde::{Deserialize, Serialize};
+
+/// One simulation run.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Simulated time to run, ns.
+    pub duration_ns: u64,
+    /// Seed of the run's single RNG (random loss, RED, per-flow CC RNGs).
+    pub seed: u64,
+    /// Measurement window start, ns (summary statistics cover [from, to)).
+    pub measure_from_ns: u64,
+    /// Measurement window end, ns (normally `duration_ns`).
+    pub measure_to_ns: u64,
+    /// Telemetry sampling interval, ns.
+    pub interval_ns: u64,
+    /// TCP payload bytes per full segment (Linux with timestamps: 1448).
+    pub mss: u32,
+    /// Bytes a full data segment occupies on the bottleneck wire
+    /// (payload + TCP/IP/timestamp headers + Ethernet: 1448 + 66 = 1514).
+    pub wire_overhead: u32,
+    pub bottleneck: BottleneckConfig,
+    pub flows: Vec<FlowConfig>,
+}
+
+/// The shared bottleneck link, forward direction only (ACKs are not queued).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BottleneckConfig {
+    /// Link rate, bit/s.
+    pub rate_bps: u64,
+    /// Queue capacity, bytes of wire size.
+    pub buffer_bytes: u64,
+    /// Queue discipline.
+    pub aqm: Aqm,
+    /// RED parameters, required when `aqm` is `red`.
+    #[serde(default)]
+    pub red: Option<RedConfig>,
+    /// Probability in [0, 1) that a packet is dropped at random on entry
+    /// (independent of the queue), e.g. 0.01 for the BBR paper's Fig. 8.
+    #[serde(default)]
+    pub loss: f64,
+    /// Rate changes over time, ascending `at_ns`.
+    #[serde(default)]
+    pub schedule: Vec<RateChange>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Aqm {
+    Droptail,
+    Red,
+}
+
+/// RED as in Floyd & Jacobson / Linux sch_red (the BBQ paper's Table I).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Average queue below which nothing is dropped, bytes.
+    pub min_bytes: u64,
+    /// Average queue above which everything is dropped, bytes.
+    pub max_bytes: u64,
+    /// Drop probability reached at `max_bytes`.
+    pub max_p: f64,
+    /// Weight of the EWMA of the queue length (Linux default 2^-9 ~ 0.002).
+    pub wq: f64,
+    /// Byte mode: drop probability scaled by packet size / mss.
+    pub byte_mode: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateChange {
+    pub at_ns: u64,
+    pub rate_bps: u64,
+}
+
+/// One bulk TCP flow (Python expands `count = N` into N entries).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Congestion control name, as registered by cc-native ("bbr", "cubic").
+    pub cc: String,
+    /// Base round-trip time, ns (split evenly: data path and ACK path).
+    pub rtt_ns: u64,
+    /// Time the flow starts sending, ns.
+    pub start_ns: u64,
+    /// Time the flow stops sending new data, ns (None: runs to the end).
+    #[serde(default)]
+    pub stop_ns: Option<u64>,
+    /// Per-algorithm parameter overrides, already as u64 in the algorithm's
+    /// units, by index in that algorithm's parameter table.
+    #[serde(default)]
+    pub params: Vec<u64>,
+}

@@ -1,0 +1,68 @@
+//! A pipe only delays: items leave in the order they entered, each exactly
+//! `delay_ns` after it entered. Because the delay is constant, a FIFO is
+//! enough and the event loop needs one pending event per pipe (its head),
+//! not one per packet in flight.
+
+use std::collections::VecDeque;
+
+pub struct Pipe<T> {
+    delay_ns: u64,
+    items: VecDeque<(u64, T)>,
+}
+
+impl<T> Pipe<T> {
+    pub fn new(delay_ns: u64) -> Self {
+        Self { delay_ns, items: VecDeque::new() }
+    }
+
+    /// Puts `item` in at `now_ns`. Returns its exit time if the pipe was
+    /// empty, i.e. when the caller must schedule the head event.
+    pub fn push(&mut self, now_ns: u64, item: T) -> Option<u64> {
+        let exit = now_ns + self.delay_ns;
+        let was_empty = self.items.is_empty();
+        self.items.push_back((exit, item));
+        was_empty.then_some(exit)
+    }
+
+    /// Takes the head if it is due at `now_ns`.
+    pub fn pop_due(&mut self, now_ns: u64) -> Option<T> {
+        match self.items.front() {
+            Some((exit, _)) if *exit <= now_ns => self.items.pop_front().map(|(_, t)| t),
+            _ => None,
+        }
+    }
+
+    /// Exit time of the head, if any.
+    pub fn head_exit_ns(&self) -> Option<u64> {
+        self.items.front().map(|(t, _)| *t)
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().map(|(_, t)| t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_by_constant_and_keeps_order() {
+        let mut p = Pipe::new(100);
+        assert_eq!(p.push(0, 'a'), Some(100));
+        assert_eq!(p.push(5, 'b'), None);
+        assert_eq!(p.pop_due(99), None);
+        assert_eq!(p.pop_due(100), Some('a'));
+        assert_eq!(p.head_exit_ns(), Some(105));
+        assert_eq!(p.pop_due(200), Some('b'));
+        assert!(p.is_empty());
+    }
+}

@@ -1,0 +1,7 @@
+"""`python -m ccarena` is the `ccarena` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,55 @@
+"""The Python API: ``ccarena.run(scenario) -> Result``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import ScenarioError
+from .results import Result
+from .rundir import check_target
+from .scenario import ResolvedScenario, load_scenario
+
+
+def simulate(scenario: ResolvedScenario) -> dict[str, Any]:
+    """Run the engine on a resolved scenario; the raw result as a dict."""
+    from . import _core
+
+    try:
+        text = _core.simulate(json.dumps(scenario.config))
+    except ValueError as err:
+        # The engine names the field ("flows[0].cc: ..."); keep one line.
+        message = str(err).strip().splitlines()[0] if str(err).strip() else "rejected by the simulator"
+        path, sep, problem = message.partition(": ")
+        raise (ScenarioError(path, problem) if sep else ScenarioError("scenario", message)) from None
+    return json.loads(text)
+
+
+def run(
+    scenario: str | Path | Mapping[str, Any] | ResolvedScenario,
+    out: str | Path | None = None,
+    overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+) -> Result:
+    """Simulate a scenario (a TOML path or text, a dict, or an already
+    resolved scenario), optionally with dotted-path ``overrides``
+    (``{"bottleneck.rate": "50Mbit", "flow.1.rtt": "30ms"}``).
+
+    With ``out``, the run directory (summary.json, timeseries.parquet,
+    link.parquet, goodput.png) is written there atomically; without it,
+    nothing is written (call ``Result.save(dir)`` later if wanted).
+    Raises :class:`ScenarioError` for a bad scenario, before simulating.
+    """
+    if isinstance(scenario, ResolvedScenario):
+        if overrides:
+            raise ScenarioError("overrides", "cannot override an already resolved scenario")
+        resolved = scenario
+    else:
+        resolved = load_scenario(scenario, overrides)
+    if out is not None:
+        check_target(Path(out))
+    result = Result(resolved, simulate(resolved))
+    if out is not None:
+        result.save(out)
+    return result

@@ -1,0 +1,139 @@
+"""The ``ccarena`` command.
+
+    ccarena run SCENARIO.toml [--out DIR] [--set key=value ...]
+    ccarena ccs
+
+Any problem with the input is one line on stderr,
+``ccarena: error: <field.path>: <problem>``, exit status 2, and no run
+directory. Heavy imports (pyarrow, matplotlib) happen only once the
+scenario is known to be good. Set CCARENA_DEBUG=1 for tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # One line, like every other input error.
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ccarena", description="TCP congestion-control fairness simulator.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="simulate a scenario and write a run directory")
+    run.add_argument("scenario", type=Path, help="scenario file (TOML), see docs/scenario-format.md")
+    run.add_argument("--out", type=Path, help="run directory to write (default: runs/<scenario name>)")
+    run.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario value by dotted path, e.g. bottleneck.rate=50Mbit or flow.1.rtt=30ms",
+    )
+
+    sub.add_parser("ccs", help="list the congestion controls compiled into the simulator")
+    return parser
+
+
+def _error(message: str, status: int) -> int:
+    print(f"ccarena: error: {message}", file=sys.stderr)
+    return status
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .api import simulate
+    from .results import Result
+    from .rundir import check_target
+    from .scenario import load_scenario, parse_override
+
+    overrides = [parse_override(item) for item in args.overrides]
+    scenario = load_scenario(args.scenario, overrides)
+    out = args.out if args.out is not None else Path("runs") / scenario.name
+    check_target(out)
+
+    cfg = scenario.config
+    print(
+        f"ccarena: running {args.scenario} ({len(cfg['flows'])} flows, "
+        f"{cfg['duration_ns'] / 1e9:g} s simulated)",
+        file=sys.stderr,
+        flush=True,
+    )
+    started = time.perf_counter()
+    raw = simulate(scenario)
+    engine_s = time.perf_counter() - started
+    result = Result(scenario, raw)
+    result.save(out)
+    wall_s = time.perf_counter() - started
+
+    print(result.table())
+    print()
+    print(f"summary:    {out / 'summary.json'}")
+    print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
+    print(f"plot:       {out / 'goodput.png'}")
+    print(
+        f"ccarena: done in {wall_s:.2f} s wall (simulator {engine_s:.2f} s, "
+        f"{cfg['duration_ns'] / 1e9 / max(engine_s, 1e-9):.0f}x real time)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _cmd_ccs() -> int:
+    from . import _core
+
+    print("\n".join(sorted(_core.cc_names())))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .errors import ScenarioError
+
+    debug = bool(os.environ.get("CCARENA_DEBUG"))
+    try:
+        args = _parser().parse_args(argv)
+        if args.version:
+            from . import __version__
+
+            print(f"ccarena {__version__}")
+            return 0
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "ccs":
+            return _cmd_ccs()
+        _parser().print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    except _UsageError as err:
+        return _error(f"{err} (see ccarena --help)", EXIT_BAD_INPUT)
+    except ScenarioError as err:
+        if debug:
+            raise
+        return _error(str(err), EXIT_BAD_INPUT)
+    except KeyboardInterrupt:
+        return _error("interrupted", EXIT_INTERRUPTED)
+    except Exception as err:  # a bug or an I/O failure: still one line
+        if debug:
+            raise
+        detail = " ".join(str(err).split()) or type(err).__name__
+        return _error(f"internal: {type(err).__name__}: {detail} (CCARENA_DEBUG=1 for a traceback)", EXIT_INTERNAL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

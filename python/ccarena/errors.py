@@ -1,0 +1,16 @@
+"""The one error type a user sees: a field path and a problem."""
+
+from __future__ import annotations
+
+
+class ScenarioError(ValueError):
+    """A bad scenario (or override, or output path).
+
+    ``str(err)`` is ``"<path>: <problem>"``, the line the CLI prints after
+    ``ccarena: error:``.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem

@@ -1,0 +1,99 @@
+"""A finished run: its summary, its telemetry tables, and the files of a
+run directory (summary.json, timeseries.parquet, link.parquet,
+goodput.png)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import metrics, tables
+from .rundir import atomic_dir
+from .scenario import ResolvedScenario
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+SUMMARY = "summary.json"
+TIMESERIES = "timeseries.parquet"
+LINK = "link.parquet"
+PLOT = "goodput.png"
+
+
+class Result:
+    """What :func:`ccarena.run` returns.
+
+    ``summary`` is the summary.json document; ``timeseries`` and ``link``
+    are pyarrow tables (the two parquet files); ``flows`` is
+    ``summary["flows"]``; ``raw`` is the engine's result as decoded JSON
+    (counters and columns, see crates/sim/src/result.rs); ``out`` is the
+    run directory if one was written.
+    """
+
+    def __init__(self, scenario: ResolvedScenario, raw: dict[str, Any], out: Path | None = None) -> None:
+        self.scenario = scenario
+        self.raw = raw
+        self.out = out
+        self.summary = metrics.summarize(scenario, raw)
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        return self.summary["flows"]
+
+    @cached_property
+    def timeseries(self) -> "pa.Table":
+        return tables.flow_table(self.scenario, self.raw)
+
+    @cached_property
+    def link(self) -> "pa.Table":
+        return tables.link_table(self.scenario, self.raw)
+
+    def save(self, out: str | Path) -> Path:
+        """Write the run directory atomically (replacing an older run)."""
+        import pyarrow.parquet as pq
+
+        from .plots import plot_goodput
+
+        out = Path(out)
+        with atomic_dir(out) as tmp:
+            (tmp / SUMMARY).write_text(metrics.dumps(self.summary), encoding="utf-8")
+            pq.write_table(self.timeseries, tmp / TIMESERIES)
+            pq.write_table(self.link, tmp / LINK)
+            plot_goodput(self, tmp / PLOT)
+        self.out = out
+        return out
+
+    def table(self) -> str:
+        """The per-flow table and headline figures, as the CLI prints them."""
+        s = self.summary
+        rows = [("flow", "cc", "rtt", "goodput Mbit/s", "share", "retransmits")]
+        for f in s["flows"]:
+            rows.append(
+                (
+                    str(f["index"]),
+                    f["cc"],
+                    f"{f['rtt_ms']:g} ms",
+                    f"{f['goodput_mbps']:.2f}",
+                    f"{100 * f['share']:.1f}%",
+                    str(f["retransmits"]),
+                )
+            )
+        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+        lines = ["  ".join(cell.rjust(w) if c >= 3 else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths)))
+                 for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+
+        def num(value: float | None, fmt: str) -> str:
+            return "n/a" if value is None else format(value, fmt)
+
+        q = s["queue_delay_ms"]
+        w = s["window"]
+        lines += [
+            "",
+            f"window {w['from_s']:g}-{w['to_s']:g} s: total goodput {s['goodput_total_mbps']:.2f} Mbit/s, "
+            f"Jain {num(s['jain'], '.4f')}, utilisation {num(None if s['utilization'] is None else 100 * s['utilization'], '.1f')}%",
+            f"queueing delay ms: mean {num(q['mean'], '.2f')}, p50 {num(q['p50'], '.2f')}, "
+            f"p95 {num(q['p95'], '.2f')}, p99 {num(q['p99'], '.2f')}; drops {s['drops']}",
+        ]
+        return "\n".join(lines)

@@ -1,0 +1,446 @@
+"""The scenario format (TOML) and its resolution into the simulator's
+integer configuration (``sim::config::SimConfig``, crates/sim/src/config.rs).
+
+Three steps, each of which reports problems as :class:`ScenarioError`
+(``<field.path>: <problem>``):
+
+1. :func:`read_toml` / a dict — the raw document;
+2. :func:`apply_overrides` — ``--set key=value`` with dotted paths;
+3. :func:`resolve` — schema validation (pydantic, unknown keys rejected),
+   unit parsing, defaults and cross-field checks.
+
+The reference is docs/scenario-format.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+)
+
+from . import units
+from .errors import ScenarioError
+
+# --------------------------------------------------------------------------
+# Schema. Quantities stay strings here (so that summary.json can show them
+# as written); their validators only check that they parse.
+
+
+def _check(parser):
+    # Before the str check, so that `duration = 120` gets the unit hint.
+    def validate(value: object) -> object:
+        try:
+            parser(value)
+        except units.UnitError as err:
+            raise ValueError(str(err)) from None
+        return value
+
+    return BeforeValidator(validate)
+
+
+Time = Annotated[str, _check(units.parse_time)]
+Instant = Annotated[str, _check(lambda v: units.parse_time(v, allow_zero=True))]
+Rate = Annotated[str, _check(units.parse_rate)]
+SizeText = Annotated[str, _check(units.parse_size)]
+Number = StrictFloat | StrictInt
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Measure(_Strict):
+    """Measurement window; default [duration/3, duration)."""
+
+    from_: Instant | None = Field(default=None, alias="from")
+    to: Instant | None = None
+
+
+class Output(_Strict):
+    """Telemetry sampling interval."""
+
+    interval: Time = "100ms"
+
+
+class Red(_Strict):
+    """RED parameters (Floyd & Jacobson; Linux sch_red)."""
+
+    min: SizeText
+    max: SizeText
+    max_p: Number = Field(gt=0, le=1)
+    #: EWMA weight of the average queue; Linux's default 2^-9 ~ 0.002.
+    wq: Number = Field(default=0.002, gt=0, le=1)
+    byte_mode: StrictBool = False
+
+
+class RateChange(_Strict):
+    at: Instant
+    rate: Rate
+
+
+class Bottleneck(_Strict):
+    rate: Rate
+    buffer: SizeText
+    aqm: Literal["droptail", "red"] = "droptail"
+    loss: Number = Field(default=0.0, ge=0, lt=1)
+    red: Red | None = None
+    schedule: list[RateChange] = Field(default_factory=list)
+
+
+class Flow(_Strict):
+    cc: str = Field(min_length=1)
+    rtt: Time
+    start: Instant = "0s"
+    stop: Time | None = None
+    count: StrictInt = Field(default=1, ge=1, le=10_000)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Scenario(_Strict):
+    duration: Time
+    seed: StrictInt = Field(default=1, ge=0, lt=1 << 64)
+    measure: Measure | None = None
+    output: Output | None = None
+    bottleneck: Bottleneck
+    flow: list[Flow] = Field(min_length=1)
+
+
+# --------------------------------------------------------------------------
+# Per-algorithm parameters. Each algorithm in cc/ declares a table of
+# tunables (CCA_PARAMS: name and default, in its own integer units, e.g.
+# BBR's gains in 1/256). SimConfig carries a flow's values as a u64 vector
+# indexed like that table; a scenario names them:
+#     params = { cwnd_gain = 512 }
+
+
+def _param_table(cc: str) -> list[tuple[str, int]]:
+    from . import _core
+
+    return [(str(name), int(default)) for name, default in _core.cc_params(cc)]
+
+
+def _resolve_params(cc: str, params: Mapping[str, Any], path: str) -> list[int]:
+    """The flow's parameter vector: [] when none is set (all defaults),
+    else every entry of the table, defaults overridden by ``params``."""
+    if not params:
+        return []
+    table = _param_table(cc)
+    names = [name for name, _ in table]
+    values = [default for _, default in table]
+    for key, value in params.items():
+        if key not in names:
+            known = ", ".join(names) if names else "none: this algorithm takes no parameters"
+            raise ScenarioError(f"{path}.{key}", f"unknown parameter for cc '{cc}' (known: {known})")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
+            raise ScenarioError(
+                f"{path}.{key}", f"expected a non-negative integer in the algorithm's units, got {value!r}"
+            )
+        values[names.index(key)] = value
+    return values
+
+
+# --------------------------------------------------------------------------
+# Reading and overriding.
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Parse a scenario file; syntax errors name the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(str(path), "no such scenario file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError(str(path), f"cannot read: {err}") from None
+    return parse_toml(text, origin=str(path))
+
+
+def parse_toml(text: str, origin: str = "scenario") -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError(origin, f"TOML syntax error: {err}") from None
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``"flow.1.rtt=30ms"`` -> ``("flow.1.rtt", "30ms")``.
+
+    The value is read as a TOML value when it is one (``3``, ``0.01``,
+    ``true``, ``"x"``), otherwise taken as a bare string (``50Mbit``).
+    """
+    key, sep, raw = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError("--set", f"expected key=value, got {item!r}")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, value
+
+
+def apply_overrides(doc: dict[str, Any], overrides: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """A copy of ``doc`` with each dotted ``key`` set to its value.
+
+    Path segments index tables by key and arrays by position
+    (``flow.1.rtt``); missing tables are created.
+    """
+    doc = copy.deepcopy(doc)
+    items = overrides.items() if isinstance(overrides, Mapping) else overrides
+    for key, value in items:
+        parts = key.split(".")
+        if any(not p for p in parts):
+            raise ScenarioError(key, "malformed override path")
+        node: Any = doc
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            here = ".".join(parts[: depth + 1])
+            if isinstance(node, list):
+                if not part.isdigit():
+                    raise ScenarioError(here, f"expected an index into a list of {len(node)}")
+                index = int(part)
+                if index >= len(node):
+                    raise ScenarioError(here, f"index out of range (the list has {len(node)} entries)")
+                if last:
+                    node[index] = value
+                else:
+                    node = node[index]
+            elif isinstance(node, dict):
+                if last:
+                    node[part] = value
+                else:
+                    node = node.setdefault(part, {})
+            else:
+                raise ScenarioError(here, "cannot set a key inside a value")
+    return doc
+
+
+# --------------------------------------------------------------------------
+# Resolution.
+
+
+@dataclass(frozen=True)
+class ResolvedScenario:
+    """A validated scenario: as written (``model``), readable with defaults
+    filled in (``human``), and as the simulator's integer ``config``
+    (a ``SimConfig`` as a plain dict, ready for JSON)."""
+
+    name: str
+    model: Scenario
+    human: dict[str, Any]
+    config: dict[str, Any]
+
+    @property
+    def flow_labels(self) -> list[str]:
+        """``"flow i: cc, rtt"`` per simulated (count-expanded) flow."""
+        return [
+            f"flow {i}: {f['cc']}, {units.format_time(f['rtt_ns'])}"
+            for i, f in enumerate(self.config["flows"])
+        ]
+
+
+def _error_path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += ("." if path else "") + str(part)
+    return path or "scenario"
+
+
+def _validation_problem(err: Mapping[str, Any]) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    msg = str(err["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if kind.endswith("_type") or kind in ("literal_error",):
+        msg += f" (got {err.get('input')!r})"
+    return msg
+
+
+def _validate(doc: Mapping[str, Any]) -> Scenario:
+    try:
+        return Scenario.model_validate(doc)
+    except ValidationError as exc:
+        # One line for the user: the first problem, in document order.
+        first = exc.errors(include_url=False)[0]
+        loc = tuple(first["loc"])
+        # pydantic reports unions (int | float) per member; drop the member.
+        loc = tuple(p for p in loc if p not in ("float", "int", "str", "bool"))
+        raise ScenarioError(_error_path(loc), _validation_problem(first)) from None
+
+
+def _unit(path: str, parse, value):
+    try:
+        return parse(value)
+    except units.UnitError as err:  # pragma: no cover - schema checked it
+        raise ScenarioError(path, str(err)) from None
+
+
+def resolve(
+    doc: Mapping[str, Any],
+    *,
+    name: str = "scenario",
+    known_ccs: Iterable[str] | None = None,
+) -> ResolvedScenario:
+    """Validate a scenario document and convert it to the simulator's config.
+
+    ``known_ccs`` defaults to the algorithms compiled into the simulator.
+    """
+    model = _validate(doc)
+    if known_ccs is None:
+        from . import _core
+
+        known_ccs = _core.cc_names()
+    known = sorted(known_ccs)
+
+    duration_ns = _unit("duration", units.parse_time, model.duration)
+    interval_ns = _unit("output.interval", units.parse_time, (model.output or Output()).interval)
+    if interval_ns > duration_ns:
+        raise ScenarioError("output.interval", "longer than the run's duration")
+
+    # Flows first: the BDP unit depends on their RTTs.
+    flows: list[dict[str, Any]] = []
+    for i, flow in enumerate(model.flow):
+        path = f"flow[{i}]"
+        if flow.cc not in known:
+            raise ScenarioError(f"{path}.cc", f"unknown congestion control '{flow.cc}' (known: {', '.join(known)})")
+        rtt_ns = _unit(f"{path}.rtt", units.parse_time, flow.rtt)
+        start_ns = _unit(f"{path}.start", lambda v: units.parse_time(v, allow_zero=True), flow.start)
+        if start_ns >= duration_ns:
+            raise ScenarioError(f"{path}.start", "the flow starts at or after the end of the run")
+        stop_ns = None
+        if flow.stop is not None:
+            stop_ns = _unit(f"{path}.stop", units.parse_time, flow.stop)
+            if stop_ns <= start_ns:
+                raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
+        params = _resolve_params(flow.cc, flow.params, f"{path}.params")
+        entry = {"cc": flow.cc, "rtt_ns": rtt_ns, "start_ns": start_ns, "stop_ns": stop_ns, "params": params}
+        flows.extend(copy.deepcopy(entry) for _ in range(flow.count))
+
+    bn = model.bottleneck
+    rate_bps = _unit("bottleneck.rate", units.parse_rate, bn.rate)
+    bdp = units.bdp_bytes(rate_bps, max(f["rtt_ns"] for f in flows))
+
+    def size(path: str, text: str) -> int:
+        nbytes = _unit(path, units.parse_size, text).resolve(bdp)
+        if nbytes <= 0:
+            raise ScenarioError(path, f"{text!r} resolves to {nbytes} bytes")
+        return nbytes
+
+    buffer_bytes = size("bottleneck.buffer", bn.buffer)
+    if buffer_bytes < units.PACKET_WIRE_BYTES:
+        raise ScenarioError(
+            "bottleneck.buffer",
+            f"{bn.buffer!r} is {buffer_bytes} bytes, less than one packet ({units.PACKET_WIRE_BYTES} B)",
+        )
+
+    red = None
+    if bn.aqm == "red":
+        if bn.red is None:
+            raise ScenarioError("bottleneck.red", "aqm = \"red\" needs a [bottleneck.red] table (min, max, max_p)")
+        red_min = size("bottleneck.red.min", bn.red.min)
+        red_max = size("bottleneck.red.max", bn.red.max)
+        if red_min >= red_max:
+            raise ScenarioError("bottleneck.red.max", f"must be above red.min ({red_max} <= {red_min} bytes)")
+        red = {
+            "min_bytes": red_min,
+            "max_bytes": red_max,
+            "max_p": float(bn.red.max_p),
+            "wq": float(bn.red.wq),
+            "byte_mode": bn.red.byte_mode,
+        }
+    elif bn.red is not None:
+        raise ScenarioError("bottleneck.red", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"red\")")
+
+    schedule = []
+    for j, change in enumerate(bn.schedule):
+        path = f"bottleneck.schedule[{j}]"
+        at_ns = _unit(f"{path}.at", lambda v: units.parse_time(v, allow_zero=True), change.at)
+        if at_ns >= duration_ns:
+            raise ScenarioError(f"{path}.at", "after the end of the run")
+        if schedule and at_ns <= schedule[-1]["at_ns"]:
+            raise ScenarioError(f"{path}.at", "rate changes must be in increasing time order")
+        schedule.append({"at_ns": at_ns, "rate_bps": _unit(f"{path}.rate", units.parse_rate, change.rate)})
+
+    measure = model.measure or Measure()
+    from_ns = duration_ns // 3
+    to_ns = duration_ns
+    if measure.from_ is not None:
+        from_ns = _unit("measure.from", lambda v: units.parse_time(v, allow_zero=True), measure.from_)
+    if measure.to is not None:
+        to_ns = _unit("measure.to", units.parse_time, measure.to)
+    if to_ns > duration_ns:
+        raise ScenarioError("measure.to", f"after the end of the run ({model.duration})")
+    if from_ns >= to_ns:
+        path = "measure.from" if measure.from_ is not None else "measure.to"
+        raise ScenarioError(path, "the measurement window is empty (from >= to)")
+
+    config = {
+        "duration_ns": duration_ns,
+        "seed": model.seed,
+        "measure_from_ns": from_ns,
+        "measure_to_ns": to_ns,
+        "interval_ns": interval_ns,
+        "mss": units.MSS_BYTES,
+        "wire_overhead": units.WIRE_OVERHEAD_BYTES,
+        "bottleneck": {
+            "rate_bps": rate_bps,
+            "buffer_bytes": buffer_bytes,
+            "aqm": bn.aqm,
+            "red": red,
+            "loss": float(bn.loss),
+            "schedule": schedule,
+        },
+        "flows": flows,
+    }
+
+    human = model.model_dump(by_alias=True, exclude_none=True)
+    human["measure"] = {"from": units.format_time(from_ns), "to": units.format_time(to_ns)}
+    human["output"] = {"interval": units.format_time(interval_ns)}
+    human["bottleneck"]["buffer_bytes"] = buffer_bytes
+    human["bottleneck"]["bdp_bytes"] = bdp
+    return ResolvedScenario(name=name, model=model, human=human, config=config)
+
+
+def load_scenario(
+    source: str | Path | Mapping[str, Any],
+    overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    *,
+    known_ccs: Iterable[str] | None = None,
+) -> ResolvedScenario:
+    """Read (a path, TOML text, or a dict), override, validate, resolve.
+
+    A ``str`` is TOML text if it contains a newline or ``=``, otherwise a
+    path; pass a :class:`~pathlib.Path` to be explicit.
+    """
+    if isinstance(source, Mapping):
+        doc, name = dict(source), "scenario"
+    elif isinstance(source, Path) or ("\n" not in source and "=" not in source):
+        doc, name = read_toml(source), Path(source).stem
+    else:
+        doc, name = parse_toml(source), "scenario"
+    if overrides:
+        doc = apply_overrides(doc, overrides)
+    return resolve(doc, name=name, known_ccs=known_ccs)

@@ -1,0 +1,35 @@
+"""Shared fixtures: paths, and running the CLI as a user would."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+
+def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m ccarena ARGS` with the test's interpreter (the .venv one)."""
+    return subprocess.run(
+        [sys.executable, "-m", "ccarena", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture
+def small_scenario() -> dict:
+    """A valid two-flow scenario, short enough for unit tests."""
+    return {
+        "duration": "3s",
+        "seed": 1,
+        "bottleneck": {"rate": "100Mbit", "buffer": "2MB"},
+        "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "cubic", "rtt": "50ms", "start": "0.5s"}],
+    }

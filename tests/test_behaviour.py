@@ -1,0 +1,140 @@
+"""The issue's behaviour targets, each checked on the full 120-s example
+scenario through the real simulator (each example runs once per session).
+
+Thresholds are the issue's; where it says "heavily" or "a few RTTs" the
+definition and its reason are given next to the test. Reference figures:
+BBQ paper (Ma et al.), BBR paper (Cardwell et al. 2016, Figs. 5 and 8),
+Hock et al. 2017, and real Linux on our machines (quoted in the issue).
+"""
+
+from __future__ import annotations
+
+import statistics
+from functools import cache
+
+import pytest
+
+import ccarena
+from conftest import EXAMPLES
+
+pytestmark = pytest.mark.behaviour
+
+ALL_EXAMPLES = sorted(p.stem for p in EXAMPLES.glob("*.toml"))
+
+
+@cache
+def run(name: str) -> ccarena.Result:
+    return ccarena.run(EXAMPLES / f"{name}.toml")
+
+
+def shares(result: ccarena.Result) -> list[float]:
+    return [f["share"] for f in result.flows]
+
+
+def test_bbr_long_rtt_flow_takes_at_least_85_percent():
+    # BBQ paper: 87.3 vs 6.3 Mbit/s; Linux on our machines: 94% / 6%.
+    result = run("bbr-rtt-unfairness")
+    assert [f["rtt_ms"] for f in result.flows] == [10.0, 50.0]
+    assert result.flows[1]["share"] >= 0.85, shares(result)
+
+
+def test_two_bbr_flows_with_equal_rtt_are_fair():
+    result = run("bbr-equal-rtt")
+    assert result.summary["jain"] >= 0.98, shares(result)
+
+
+def test_cubic_short_rtt_flow_takes_at_least_60_percent():
+    result = run("cubic-rtt")
+    assert result.flows[0]["rtt_ms"] == 10.0
+    assert result.flows[0]["share"] >= 0.60, shares(result)
+
+
+def retransmit_fraction(result: ccarena.Result, index: int) -> float:
+    """Retransmitted segments per delivered segment, in the window."""
+    delivered = result.raw["flows"][index]["delivered_bytes_window"] / result.scenario.config["mss"]
+    return result.flows[index]["retransmits"] / max(delivered, 1.0)
+
+
+def test_bbr_dominates_cubic_in_a_shallow_buffer_and_retransmits_heavily():
+    # Linux: BBR 89.5%. "Heavily": BBR's retransmits are at least 1% of the
+    # segments it delivers in the window, and more than CUBIC's in absolute
+    # number although CUBIC is the flow that keeps backing off. Why 1%: in
+    # 0.5 BDP BBR's 2-BDP in-flight cap exceeds BDP + buffer (1.5 BDP), so
+    # the queue overflows in every ProbeBW cycle and BBR, which ignores loss,
+    # loses a share of each probe; Hock et al. (2017) measured BBR's losses
+    # in small buffers three orders of magnitude above CUBIC's. A loss-based
+    # flow at this BDP retransmits ~0.01-0.1%; 1% is far outside that.
+    result = run("bbr-vs-cubic-shallow")
+    bbr, cubic = result.flows
+    assert (bbr["cc"], cubic["cc"]) == ("bbr", "cubic")
+    assert bbr["share"] >= 0.80, shares(result)
+    assert retransmit_fraction(result, 0) >= 0.01, (bbr["retransmits"], retransmit_fraction(result, 0))
+    assert bbr["retransmits"] > cubic["retransmits"], (bbr["retransmits"], cubic["retransmits"])
+
+
+def test_bbr_and_cubic_split_a_deep_buffer_roughly_evenly():
+    # Linux: BBR 47.5%.
+    result = run("bbr-vs-cubic-deep")
+    assert result.flows[0]["cc"] == "bbr"
+    assert 0.40 <= result.flows[0]["share"] <= 0.60, shares(result)
+
+
+def test_single_bbr_flow_fills_the_link_with_a_small_queue():
+    # BBR paper Fig. 5: full utilisation, queue near empty after Drain.
+    result = run("bbr-single-40ms")
+    rtt_ms = result.flows[0]["rtt_ms"]
+    assert rtt_ms == 40.0
+    assert result.summary["utilization"] >= 0.97
+    assert result.summary["queue_delay_ms"]["p50"] <= 0.1 * rtt_ms
+
+
+def test_single_bbr_flow_drains_its_startup_queue_within_a_few_rtts():
+    # Startup (gain 2/ln2) exits with ~1.9 BDP queued; Drain (gain ln2/2)
+    # empties it at ~0.65 x the link rate, i.e. in ~3 RTTs. "A few RTTs":
+    # within 5 RTTs of the Startup peak the queueing delay is below 10% of
+    # the base RTT, and from 10 RTTs after the peak on, the median is too.
+    result = run("bbr-single-40ms")
+    rtt_s = result.flows[0]["rtt_ms"] / 1e3
+    link = result.link.to_pydict()
+    samples = list(zip(link["t_s"], link["queue_delay_ms"]))
+    startup = [s for s in samples if s[0] <= 2.0]
+    t_peak, peak_ms = max(startup, key=lambda s: s[1])
+    assert peak_ms > 0.5 * rtt_s * 1e3, f"Startup should build a queue (peak {peak_ms:.1f} ms)"
+    drained = [t for t, d in samples if t_peak < t <= t_peak + 5 * rtt_s and d <= 0.1 * rtt_s * 1e3]
+    assert drained, f"queue not drained within 5 RTTs of the Startup peak at {t_peak:.2f} s"
+    after = [d for t, d in samples if t >= t_peak + 10 * rtt_s]
+    assert statistics.median(after) <= 0.1 * rtt_s * 1e3
+
+
+def test_bbr_keeps_its_rate_under_one_percent_random_loss():
+    # BBR paper Fig. 8: BBR stays near the link rate up to ~15% loss.
+    result = run("random-loss-bbr")
+    assert result.summary["goodput_total_mbps"] >= 90.0
+
+
+def test_cubic_collapses_under_one_percent_random_loss():
+    # BBR paper Fig. 8: CUBIC's throughput falls by 10x at 0.1% loss and more.
+    result = run("random-loss-cubic")
+    assert result.summary["goodput_total_mbps"] <= 10.0
+
+
+@pytest.mark.parametrize("name", ALL_EXAMPLES)
+def test_conservation(name):
+    result = run(name)
+    cons = result.summary["conservation"]
+    for flow in cons["flows"]:
+        assert flow["sent"] == flow["arrived"] + flow["dropped"] + flow["in_network"], flow
+        assert flow["balanced"]
+        assert flow["sent"] > 0
+    assert 0 < cons["max_queue_bytes"] <= cons["buffer_bytes"]
+    assert max(result.link.column("queue_bytes").to_pylist()) <= cons["buffer_bytes"]
+    assert 0 < result.summary["utilization"] <= 1.0
+    # Per interval the link sends at most its rate (plus one packet that may
+    # straddle the interval boundary).
+    interval_s = result.scenario.config["interval_ns"] / 1e9
+    slack_mbps = 1514 * 8 / interval_s / 1e6
+    link = result.link.to_pydict()
+    for tx, rate in zip(link["tx_mbps"], link["rate_mbps"]):
+        assert tx <= rate + slack_mbps
+    # Goodput cannot exceed what the link carried.
+    assert result.summary["goodput_total_mbps"] <= result.scenario.config["bottleneck"]["rate_bps"] / 1e6
