@@ -47,8 +47,7 @@
  *    the last send is estimated as (last ACK seen - min RTT).
  *  - The friendliness loop `while (ack_cnt > delta)` is one division
  *    (same result; BPF needs bounded loops).
- *  - hystart_ack_delay() caps the GSO size at 64 KB as Linux's
- *    GSO_LEGACY_MAX_SIZE, honouring a smaller sk_gso_max_size.
+ *  - hystart_ack_delay() takes an unset (0) sk_gso_max_size as 64 KB.
  *  - Module parameters are a CCA_PARAMS table with Linux's defaults.
  */
 #include "ccarena_compat.h"
@@ -330,7 +329,7 @@ static inline u32 cubic_hystart_ack_delay(const struct sock *sk)
 
 	if (!rate)
 		return 0;
-	if (gso == 0 || gso > GSO_LEGACY_MAX_SIZE)
+	if (gso == 0)	/* a sender that never set it: the classic 64 KB */
 		gso = GSO_LEGACY_MAX_SIZE;
 	return (u32)min_t(u64, USEC_PER_MSEC,
 			  div64_u64((u64)gso * 4 * USEC_PER_SEC, rate));

@@ -56,20 +56,24 @@ def retransmit_fraction(result: ccarena.Result, index: int) -> float:
 
 
 def test_bbr_dominates_cubic_in_a_shallow_buffer_and_retransmits_heavily():
-    # Linux: BBR 89.5%. "Heavily": BBR's retransmits are at least 1% of the
-    # segments it delivers in the window, and more than CUBIC's in absolute
-    # number although CUBIC is the flow that keeps backing off. Why 1%: in
-    # 0.5 BDP BBR's 2-BDP in-flight cap exceeds BDP + buffer (1.5 BDP), so
-    # the queue overflows in every ProbeBW cycle and BBR, which ignores loss,
-    # loses a share of each probe; Hock et al. (2017) measured BBR's losses
-    # in small buffers three orders of magnitude above CUBIC's. A loss-based
-    # flow at this BDP retransmits ~0.01-0.1%; 1% is far outside that.
+    # Linux: BBR 89.5%. "Heavily" means both:
+    # - BBR retransmits at least 1% of the segments it delivers in the
+    #   window. In 0.5 BDP, BBR's 2-BDP in-flight cap exceeds what the path
+    #   holds (BDP + buffer = 1.5 BDP), so the queue overflows in every
+    #   ProbeBW cycle and BBR, which ignores loss, keeps losing part of each
+    #   probe. For contrast, the same pair in a 5-BDP buffer
+    #   (bbr-vs-cubic-deep) measured 0.16%: 1% is a 6x margin above that,
+    #   and the shallow run measured 1.7%.
+    # - BBR retransmits at least 5x as many segments as CUBIC (measured
+    #   12x), although CUBIC is the flow that keeps backing off: the losses
+    #   are BBR's doing (Hock et al. 2017 saw BBR's losses in small buffers
+    #   orders of magnitude above CUBIC's).
     result = run("bbr-vs-cubic-shallow")
     bbr, cubic = result.flows
     assert (bbr["cc"], cubic["cc"]) == ("bbr", "cubic")
     assert bbr["share"] >= 0.80, shares(result)
     assert retransmit_fraction(result, 0) >= 0.01, (bbr["retransmits"], retransmit_fraction(result, 0))
-    assert bbr["retransmits"] > cubic["retransmits"], (bbr["retransmits"], cubic["retransmits"])
+    assert bbr["retransmits"] >= 5 * cubic["retransmits"], (bbr["retransmits"], cubic["retransmits"])
 
 
 def test_bbr_and_cubic_split_a_deep_buffer_roughly_evenly():
@@ -89,21 +93,28 @@ def test_single_bbr_flow_fills_the_link_with_a_small_queue():
 
 
 def test_single_bbr_flow_drains_its_startup_queue_within_a_few_rtts():
-    # Startup (gain 2/ln2) exits with ~1.9 BDP queued; Drain (gain ln2/2)
-    # empties it at ~0.65 x the link rate, i.e. in ~3 RTTs. "A few RTTs":
-    # within 5 RTTs of the Startup peak the queueing delay is below 10% of
-    # the base RTT, and from 10 RTTs after the peak on, the median is too.
+    # Startup (gain 2/ln2) ends with ~1.9 BDP queued, held for the three
+    # rounds of the full-pipe test; Drain (gain ln2/2) then empties it at
+    # ~0.65 x the link rate, i.e. in ~3 RTTs. "A few RTTs": within 5 RTTs
+    # of the moment the Startup queue starts to fall, the queue is below
+    # 10% of the base RTT's worth of bytes, and from 10 RTTs after that on
+    # the median queueing delay is too. The queue length (instantaneous,
+    # at 10 ms samples) times the timing: the sojourn-time series lags the
+    # queue by the delay itself.
     result = run("bbr-single-40ms")
     rtt_s = result.flows[0]["rtt_ms"] / 1e3
+    small_ms = 0.1 * rtt_s * 1e3
     link = result.link.to_pydict()
-    samples = list(zip(link["t_s"], link["queue_delay_ms"]))
+    queue_ms = [b * 8 / (r * 1e6) * 1e3 for b, r in zip(link["queue_bytes"], link["rate_mbps"])]
+    samples = list(zip(link["t_s"], queue_ms, link["queue_delay_ms"]))
     startup = [s for s in samples if s[0] <= 2.0]
-    t_peak, peak_ms = max(startup, key=lambda s: s[1])
+    peak_ms = max(q for _, q, _ in startup)
     assert peak_ms > 0.5 * rtt_s * 1e3, f"Startup should build a queue (peak {peak_ms:.1f} ms)"
-    drained = [t for t, d in samples if t_peak < t <= t_peak + 5 * rtt_s and d <= 0.1 * rtt_s * 1e3]
-    assert drained, f"queue not drained within 5 RTTs of the Startup peak at {t_peak:.2f} s"
-    after = [d for t, d in samples if t >= t_peak + 10 * rtt_s]
-    assert statistics.median(after) <= 0.1 * rtt_s * 1e3
+    t_fall = max(t for t, q, _ in startup if q >= 0.9 * peak_ms)
+    drained = [t for t, q, _ in samples if t_fall < t <= t_fall + 5 * rtt_s and q <= small_ms]
+    assert drained, f"Startup queue ({peak_ms:.0f} ms) not drained within 5 RTTs of {t_fall:.2f} s"
+    after = [d for t, _, d in samples if t >= t_fall + 10 * rtt_s]
+    assert statistics.median(after) <= small_ms
 
 
 def test_bbr_keeps_its_rate_under_one_percent_random_loss():

@@ -113,10 +113,10 @@
 
 /* BBR has the following modes for deciding how fast to send (trace_mode): */
 enum bbr_mode {
-	BBR_STARTUP = 0,	/* ramp up sending rate rapidly to fill pipe */
-	BBR_DRAIN = 1,		/* drain any queue created during startup */
-	BBR_PROBE_BW = 2,	/* discover, share bw: pace around estimated bw */
-	BBR_PROBE_RTT = 3,	/* cut inflight to min to probe min_rtt */
+	BBR_STARTUP = 0,	/* doubling the rate per round to find BtlBw */
+	BBR_DRAIN = 1,		/* removing the queue Startup built */
+	BBR_PROBE_BW = 2,	/* cycling gains around BtlBw (steady state) */
+	BBR_PROBE_RTT = 3,	/* cwnd 4 to measure RTprop */
 };
 
 #ifndef BBR_EXT_FIELDS
@@ -143,24 +143,24 @@ struct bbr {
 	u16 extra_acked[2];	   /* packets, max excess acked in each window */
 	u32 mode:3,		   /* enum bbr_mode */
 	    prev_ca_state:3,	   /* CA state on previous ACK */
-	    packet_conservation:1, /* use packet conservation? */
-	    round_start:1,	   /* start of packet-timed tx->ack round? */
-	    idle_restart:1,	   /* restarting after idle? */
-	    probe_rtt_round_done:1, /* a BBR_PROBE_RTT round at 4 pkts? */
-	    lt_is_sampling:1,	   /* taking long-term ("LT") samples now? */
-	    lt_rtt_cnt:7,	   /* rounds in long-term sampling interval */
-	    lt_use_bw:1,	   /* use lt_bw as our bw estimate? */
+	    packet_conservation:1, /* first recovery round: cwnd = inflight+acked */
+	    round_start:1,	   /* this ACK ended a packet-timed round */
+	    idle_restart:1,	   /* first ACKs after an idle period */
+	    probe_rtt_round_done:1, /* ProbeRTT spent a full round at 4 pkts */
+	    lt_is_sampling:1,	   /* a policer-detection interval is open */
+	    lt_rtt_cnt:7,	   /* rounds in that interval (or pinned) */
+	    lt_use_bw:1,	   /* lt_bw replaces the max filter */
 	    spare_a:13;		   /* free for derivatives */
-	u32 pacing_gain:10,	   /* current gain for setting pacing rate, <<8 */
-	    cwnd_gain:10,	   /* current gain for setting cwnd, <<8 */
-	    full_bw_reached:1,	   /* reached full bw in Startup? */
-	    full_bw_cnt:2,	   /* rounds without large bw gains */
-	    cycle_idx:3,	   /* current index in pacing_gain cycle array */
-	    has_seen_rtt:1,	   /* have we seen an RTT sample yet? */
+	u32 pacing_gain:10,	   /* pacing gain in use, << 8 */
+	    cwnd_gain:10,	   /* cwnd gain in use, << 8 */
+	    full_bw_reached:1,	   /* Startup found the pipe full */
+	    full_bw_cnt:2,	   /* rounds with < 25% bw growth */
+	    cycle_idx:3,	   /* ProbeBW phase 0..7 */
+	    has_seen_rtt:1,	   /* pacing set from a real srtt */
 	    spare_b:5;		   /* free for derivatives */
-	u32 ack_epoch_acked:20,	   /* packets (S)ACKed in sampling epoch */
+	u32 ack_epoch_acked:20,	   /* packets (S)ACKed in this ACK epoch */
 	    extra_acked_win_rtts:5, /* rounds in the current extra_acked window */
-	    extra_acked_win_idx:1, /* current index in extra_acked array */
+	    extra_acked_win_idx:1, /* which extra_acked slot is current */
 	    spare_c:6;		   /* free for derivatives */
 	BBR_EXT_FIELDS
 };
@@ -290,7 +290,7 @@ static inline struct bbr *bbr_ca(const struct sock *sk)
 	return (struct bbr *)inet_csk_ca(sk);
 }
 
-/* Do we estimate that STARTUP filled the pipe? */
+/* Has Startup's full-pipe detection fired? */
 static inline bool bbr_full_bw_reached(const struct sock *sk)
 {
 	return bbr_ca(sk)->full_bw_reached;
@@ -422,7 +422,8 @@ static inline u32 bbr_tso_segs_goal(struct sock *sk)
 	return min(segs, 0x7FU);
 }
 
-/* Save "last known good" cwnd so we can restore it after losses/ProbeRTT. */
+/* Remember the cwnd to return to after recovery or ProbeRTT: the current
+ * one, unless recovery/ProbeRTT already cut it. */
 static inline void bbr_save_cwnd(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -442,19 +443,19 @@ static inline u32 bbr_bdp(struct sock *sk, u32 bw, int gain)
 	struct bbr *bbr = bbr_ca(sk);
 	u64 w;
 
-	if (bbr->min_rtt_us == ~0U)	/* no valid RTT samples yet? */
-		return TCP_INIT_CWND;	/* be safe: cap at default initial cwnd */
+	if (bbr->min_rtt_us == ~0U)	/* no RTT sample yet */
+		return TCP_INIT_CWND;
 
 	w = (u64)bw * bbr->min_rtt_us;
-	/* Apply a gain to the given value, remove the BW_SCALE shift, and
-	 * round the value up to avoid a negative feedback loop. */
-	return (u32)(((w * gain) >> BBR_SCALE) + BW_UNIT - 1) / BW_UNIT;
+	/* Round up: rounding down would shrink cwnd, then the next bw
+	 * sample, then cwnd again. */
+	return (u32)((((w * gain) >> BBR_SCALE) + BW_UNIT - 1) / BW_UNIT);
 }
 
-/* To achieve full performance in high-speed paths, budget enough cwnd to
- * fit full-sized skbs in-flight on both end hosts (3 TSO bursts: sender's
- * qdisc, in flight, receiver's GRO), round to even for delayed ACKs, and in
- * the probing phase add 2 so inflight can actually exceed the BDP. */
+/* Quantisation budget: hosts move data in TSO/GRO bursts, so cwnd needs
+ * room for 3 of them (sender qdisc, wire, receiver GRO) beyond the BDP;
+ * round up to even (delayed ACKs ack pairs); while probing at 5/4 add 2
+ * so inflight can get above the target at small BDPs. */
 static inline u32 bbr_quantization_budget(struct sock *sk, u32 cwnd)
 {
 	struct bbr *bbr = bbr_ca(sk);
@@ -519,20 +520,19 @@ static inline bool bbr_set_cwnd_to_recover_or_restore(
 	u8 prev_state = bbr->prev_ca_state, state = inet_csk(sk)->icsk_ca_state;
 	u32 cwnd = tcp_snd_cwnd(tp);
 
-	/* An ACK for P pkts should release at most 2*P packets. We do this
-	 * in two steps. First, here we deduct the number of lost packets.
-	 * Then, in bbr_set_cwnd() we slow start up toward the target cwnd. */
+	/* Bound the burst an ACK may release to twice what it acked: lost
+	 * packets come off cwnd here, and bbr_set_cwnd() adds acked back. */
 	if (rs->losses > 0)
 		cwnd = (u32)max_t(s32, (s32)cwnd - rs->losses, 1);
 
 	if (state == TCP_CA_Recovery && prev_state != TCP_CA_Recovery) {
-		/* Starting 1st round of Recovery, so do packet conservation. */
+		/* First round of recovery: conserve packets for one round,
+		 * which starts now; cwnd beyond what is in flight was unused. */
 		bbr->packet_conservation = 1;
-		bbr->next_rtt_delivered = tp->delivered;  /* start round now */
-		/* Cut unused cwnd from app behavior, TSQ, or TSO deferral: */
+		bbr->next_rtt_delivered = tp->delivered;
 		cwnd = tcp_packets_in_flight(tp) + acked;
 	} else if (prev_state >= TCP_CA_Recovery && state < TCP_CA_Recovery) {
-		/* Exiting loss recovery; restore cwnd saved before recovery. */
+		/* Recovery is over: back to the cwnd saved on entry. */
 		cwnd = max(cwnd, bbr->prior_cwnd);
 		bbr->packet_conservation = 0;
 	}
@@ -540,15 +540,15 @@ static inline bool bbr_set_cwnd_to_recover_or_restore(
 
 	if (bbr->packet_conservation) {
 		*new_cwnd = max(cwnd, tcp_packets_in_flight(tp) + acked);
-		return true;	/* yes, using packet conservation */
+		return true;
 	}
 	*new_cwnd = cwnd;
 	return false;
 }
 
-/* Slow-start up toward target cwnd (if bw estimate is growing, or packet
- * loss has drawn us down below target), or snap down to target if we're
- * above it. */
+/* Move cwnd toward target = cwnd_gain * BDP + allowances: grow by the
+ * packets acked when below it (the bw estimate is rising, or losses cut
+ * cwnd), and once the pipe has been filled, cut straight down to it. */
 static inline void bbr_set_cwnd(struct sock *sk, const struct rate_sample *rs,
 				u32 acked, u32 bw, int gain)
 {
@@ -559,29 +559,28 @@ static inline void bbr_set_cwnd(struct sock *sk, const struct rate_sample *rs,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
 	if (!acked)
-		goto done;  /* no packet fully ACKed; just apply caps */
+		goto done;	/* nothing newly acked: only enforce the caps */
 
 	if (bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, &cwnd))
 		goto done;
 
 	target_cwnd = bbr_bdp(sk, bw, gain);
 
-	/* Increment the cwnd to account for excess ACKed data that seems
-	 * due to aggregation (of data and/or ACKs) visible in the ACK stream. */
+	/* Room for ACKs that arrive in bursts (aggregation), so the sender
+	 * is not starved between bursts. */
 	target_cwnd += bbr_ack_aggregation_cwnd(sk);
 	target_cwnd = bbr_quantization_budget(sk, target_cwnd);
 	target_cwnd = BBR_HOOK_TARGET_CWND(sk, target_cwnd);
 
-	/* If we're below target cwnd, slow start cwnd toward target cwnd. */
-	if (bbr_full_bw_reached(sk))  /* only cut cwnd if we filled the pipe */
+	if (bbr_full_bw_reached(sk))	/* the model is trusted: cap at target */
 		cwnd = min(cwnd + acked, target_cwnd);
 	else if (cwnd < target_cwnd || tp->delivered < TCP_INIT_CWND)
 		cwnd = cwnd + acked;
 	cwnd = max(cwnd, min_target);
 
 done:
-	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));  /* apply cap */
-	if (bbr->mode == BBR_PROBE_RTT)  /* drain queue, refresh min_rtt */
+	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
+	if (bbr->mode == BBR_PROBE_RTT)	/* hold inflight tiny to see RTprop */
 		tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), min_target));
 }
 
@@ -597,7 +596,7 @@ static inline u32 bbr_cycle_pacing_gain(struct sock *sk, u32 idx)
 	return BBR_UNIT;
 }
 
-/* End cycle phase if it's time and/or we hit the phase's in-flight target. */
+/* Has the current ProbeBW phase done its job (time and/or inflight)? */
 static inline bool bbr_is_next_cycle_phase(struct sock *sk,
 					   const struct rate_sample *rs)
 {
@@ -608,26 +607,24 @@ static inline bool bbr_is_next_cycle_phase(struct sock *sk,
 		BBR_HOOK_PHASE_LEN_US(sk);
 	u32 inflight, bw;
 
-	/* The pacing_gain of 1.0 paces at the estimated bw to try to fully
-	 * use the pipe without increasing the queue. */
+	/* Cruising at gain 1: phases are purely time-based. */
 	if (bbr->pacing_gain == BBR_UNIT)
-		return is_full_length;		/* just use wall clock time */
+		return is_full_length;
 
 	inflight = bbr_packets_in_net_at_edt(sk, rs->prior_in_flight);
 	bw = bbr_max_bw(sk);
 
-	/* A pacing_gain > 1.0 probes for bw by trying to raise inflight to at
-	 * least pacing_gain*BDP; this may take more than min_rtt if min_rtt
-	 * is small (e.g. on a LAN). We do not persist if packets are lost,
-	 * since a path with small buffers may not hold that much. */
+	/* Probing (gain > 1): keep going past min_rtt until inflight actually
+	 * reached gain * BDP (slow on short paths), but give up on loss: a
+	 * shallow buffer may never hold that much. */
 	if (bbr->pacing_gain > BBR_UNIT)
 		return is_full_length &&
-			(rs->losses ||  /* perhaps pacing_gain*BDP won't fit */
+			(rs->losses ||
 			 inflight >= bbr_inflight(sk, bw, bbr->pacing_gain));
 
-	/* A pacing_gain < 1.0 tries to drain extra queue we added if bw
-	 * probing didn't find more bw. If inflight falls to match BDP then we
-	 * estimate queue is drained; persisting would underutilize the pipe. */
+	/* Draining (gain < 1): stop as soon as inflight is down to one BDP
+	 * (the probe's queue is gone; more would idle the link), or after
+	 * min_rtt at the latest. */
 	return is_full_length ||
 		inflight <= bbr_inflight(sk, bw, BBR_UNIT);
 }
@@ -665,7 +662,7 @@ static inline void bbr_reset_probe_bw_mode(struct sock *sk)
 	bbr->mode = BBR_PROBE_BW;
 	bbr->cycle_idx = CYCLE_LEN - 1 -
 			 cca_get_random_u32_below(sk, BBR_CYCLE_RAND);
-	bbr_advance_cycle_phase(sk);	/* flip to next phase of gain cycle */
+	bbr_advance_cycle_phase(sk);
 }
 
 static inline void bbr_reset_mode(struct sock *sk)
@@ -705,16 +702,15 @@ static inline void bbr_lt_bw_interval_done(struct sock *sk, u32 bw)
 	struct bbr *bbr = bbr_ca(sk);
 	u32 diff;
 
-	if (bbr->lt_bw) {  /* do we have bw from a previous interval? */
-		/* Is new bw close to the lt_bw from the previous interval? */
+	if (bbr->lt_bw) {
+		/* Two intervals in a row at (nearly) the same rate: a policer. */
 		diff = bw > bbr->lt_bw ? bw - bbr->lt_bw : bbr->lt_bw - bw;
 		if (((u64)diff * BBR_UNIT <= (u64)BBR_LT_BW_RATIO * bbr->lt_bw) ||
 		    (bbr_rate_bytes_per_sec(sk, diff, BBR_UNIT) <=
 		     BBR_LT_BW_DIFF)) {
-			/* All criteria are met; estimate we're policed. */
-			bbr->lt_bw = (bw + bbr->lt_bw) >> 1;  /* avg 2 intvls */
+			bbr->lt_bw = (bw + bbr->lt_bw) >> 1;	/* their mean */
 			bbr->lt_use_bw = 1;
-			bbr->pacing_gain = BBR_UNIT;  /* try to avoid drops */
+			bbr->pacing_gain = BBR_UNIT;	/* stop probing into it */
 			bbr->lt_rtt_cnt = 0;
 			return;
 		}
@@ -723,13 +719,14 @@ static inline void bbr_lt_bw_interval_done(struct sock *sk, u32 bw)
 	bbr_reset_lt_bw_sampling_interval(sk);
 }
 
-/* Token-bucket traffic policers are common (see "An Internet-Wide Analysis
- * of Traffic Policing", SIGCOMM 2016). BBR detects token-bucket policers
- * and explicitly models their policed rate, to reduce unnecessary losses.
- * We estimate that we're policed if we see 2 consecutive sampling intervals
- * with consistent throughput and high packet loss. If we think we're being
- * policed, set lt_bw to the "long-term" average delivery rate from those
- * 2 intervals. */
+/* Policer detection ("long-term" sampling). A token-bucket policer lets a
+ * burst through and then drops everything above its rate, so the max-bw
+ * filter keeps remembering the burst rate and BBR keeps losing packets.
+ * Signature: an interval of 4..16 rounds, started and ended by a loss,
+ * with >= 20% loss; two such intervals in a row at the same delivery rate
+ * (within 1/8 or 4 kbit/s) mean we are policed, and their mean rate
+ * (lt_bw) replaces the max filter for 48 rounds. (Flach et al., "An
+ * Internet-Wide Analysis of Traffic Policing", SIGCOMM 2016.) */
 static inline void bbr_lt_bw_sampling(struct sock *sk,
 				      const struct rate_sample *rs)
 {
@@ -739,18 +736,18 @@ static inline void bbr_lt_bw_sampling(struct sock *sk,
 	u64 bw;
 	u32 t;
 
-	if (bbr->lt_use_bw) {	/* already using long-term rate, lt_bw? */
+	if (bbr->lt_use_bw) {
+		/* Pinned to lt_bw: after 48 rounds, forget it and probe again. */
 		if (bbr->mode == BBR_PROBE_BW && bbr->round_start &&
 		    ++bbr->lt_rtt_cnt >= BBR_LT_BW_MAX_RTTS) {
-			bbr_reset_lt_bw_sampling(sk);    /* stop using lt_bw */
-			bbr_reset_probe_bw_mode(sk);  /* restart gain cycling */
+			bbr_reset_lt_bw_sampling(sk);
+			bbr_reset_probe_bw_mode(sk);
 		}
 		return;
 	}
 
-	/* Wait for the first loss before sampling, to let the policer exhaust
-	 * its tokens and estimate the steady-state rate allowed by the policer.
-	 * Starting samples earlier includes bursts that over-estimate the bw. */
+	/* An interval starts at a loss: the bucket's burst is spent by then,
+	 * so what follows is the policed rate, not the burst. */
 	if (!bbr->lt_is_sampling) {
 		if (!rs->losses)
 			return;
@@ -758,43 +755,39 @@ static inline void bbr_lt_bw_sampling(struct sock *sk,
 		bbr->lt_is_sampling = true;
 	}
 
-	/* To avoid underestimates, reset sampling if we run out of data. */
+	/* An app-limited stretch says nothing about the policer: restart. */
 	if (rs->is_app_limited) {
 		bbr_reset_lt_bw_sampling(sk);
 		return;
 	}
 
 	if (bbr->round_start)
-		bbr->lt_rtt_cnt++;	/* count round trips in this interval */
+		bbr->lt_rtt_cnt++;
 	if (bbr->lt_rtt_cnt < BBR_LT_INTVL_MIN_RTTS)
-		return;		/* sampling interval needs to be longer */
+		return;		/* too short to average over */
 	if (bbr->lt_rtt_cnt > 4 * BBR_LT_INTVL_MIN_RTTS) {
-		bbr_reset_lt_bw_sampling(sk);  /* interval is too long */
+		bbr_reset_lt_bw_sampling(sk);	/* too long: not a policer */
 		return;
 	}
 
-	/* End sampling interval when a packet is lost, so we estimate the
-	 * policer tokens were exhausted. Stopping the sampling before the
-	 * tokens are exhausted under-estimates the policed rate. */
+	/* ...and ends at a loss too, i.e. with the bucket empty again. */
 	if (!rs->losses)
 		return;
 
-	/* Calculate packets lost and delivered in sampling interval. */
 	lost = tp->lost - bbr->lt_last_lost;
 	delivered = tp->delivered - bbr->lt_last_delivered;
-	/* Is loss rate (lost/delivered) >= lt_loss_thresh? If not, wait. */
+	/* Lossy enough (lost/delivered >= 50/256)? Otherwise keep going. */
 	if (!delivered || ((u64)lost << BBR_SCALE) <
 			  (u64)BBR_LT_LOSS_THRESH * delivered)
 		return;
 
-	/* Find average delivery rate in this sampling interval. */
+	/* The interval's mean delivery rate. */
 	t = (u32)div_u64(tp->delivered_mstamp, USEC_PER_MSEC) -
 	    bbr->lt_last_stamp;
 	if ((s32)t < 1)
-		return;		/* interval is less than one ms, so wait */
-	/* Check if we can multiply without overflow */
-	if (t >= ~0U / USEC_PER_MSEC) {
-		bbr_reset_lt_bw_sampling(sk);  /* interval too long; reset */
+		return;		/* under 1 ms: wait */
+	if (t >= ~0U / USEC_PER_MSEC) {	/* t * 1000 would overflow */
+		bbr_reset_lt_bw_sampling(sk);
 		return;
 	}
 	t *= USEC_PER_MSEC;
@@ -811,10 +804,10 @@ static inline void bbr_update_bw(struct sock *sk, const struct rate_sample *rs)
 
 	bbr->round_start = 0;
 	if (rs->delivered < 0 || rs->interval_us <= 0)
-		return; /* Not a valid observation */
+		return;	/* tcp_rate.c found no valid interval */
 
-	/* See if we've reached the next RTT: a round ends when a packet sent
-	 * after the previous round ended has been delivered. */
+	/* Packet-timed rounds: a round ends when a packet sent after the
+	 * previous round ended is delivered. */
 	if (!before(rs->prior_delivered, bbr->next_rtt_delivered)) {
 		bbr->next_rtt_delivered = tp->delivered;
 		bbr->rtt_cnt++;
@@ -824,19 +817,13 @@ static inline void bbr_update_bw(struct sock *sk, const struct rate_sample *rs)
 
 	bbr_lt_bw_sampling(sk, rs);
 
-	/* Divide delivered by the interval to find a (lower bound) bottleneck
-	 * bandwidth sample. Delivered is in packets and interval_us in uS and
-	 * ratio will be <<1 for most connections. So delivered is first scaled. */
+	/* Delivery rate of this sample, pkts/us << 24 (the scaling keeps the
+	 * fraction: a typical flow delivers far less than 1 packet per us). */
 	bw = div64_u64((u64)rs->delivered * BW_UNIT, (u64)rs->interval_us);
 
-	/* If this sample is application-limited, it is likely to have a very
-	 * low delivered count that represents application behavior rather than
-	 * the available network rate. Such a sample could drag down estimated
-	 * bw, causing needless slow-down. Thus, to continue to send at the
-	 * last measured network rate, we filter out app-limited samples unless
-	 * they describe the path bw at least as well as our bw model. */
+	/* An app-limited sample measures the application, not the path: it
+	 * may raise the estimate but must not age a higher one out. */
 	if (!rs->is_app_limited || bw >= bbr_max_bw(sk)) {
-		/* Incorporate new sample into our max bw filter. */
 		minmax_running_max(&bbr->bw, BBR_BW_RTTS, bbr->rtt_cnt,
 				   (u32)min_t(u64, bw, 0xffffffffULL));
 	}
@@ -869,14 +856,13 @@ static inline void bbr_update_ack_aggregation(struct sock *sk,
 		}
 	}
 
-	/* Compute how many packets we expected to be delivered over epoch. */
+	/* What bw alone would have delivered since the epoch began. */
 	epoch_us = tcp_stamp_us_delta(tp->delivered_mstamp,
 				      bbr->ack_epoch_mstamp);
 	expected_acked = (u32)(((u64)bbr_bw(sk) * epoch_us) / BW_UNIT);
 
-	/* Reset the aggregation epoch if ACK rate is below expected rate or
-	 * significantly large no. of ack received since epoch (potentially
-	 * quite old epoch). */
+	/* ACKs fell back to (or below) bw: the burst is over, start a new
+	 * epoch; also before the 20-bit counter could overflow. */
 	if (bbr->ack_epoch_acked <= expected_acked ||
 	    (bbr->ack_epoch_acked + rs->acked_sacked >=
 	     BBR_ACK_EPOCH_ACKED_RESET_THRESH)) {
@@ -885,7 +871,7 @@ static inline void bbr_update_ack_aggregation(struct sock *sk,
 		expected_acked = 0;
 	}
 
-	/* Compute excess data delivered, beyond what was expected. */
+	/* The excess over bw in this epoch, at most one cwnd. */
 	bbr->ack_epoch_acked = min_t(u32, 0xFFFFF,
 				     bbr->ack_epoch_acked + rs->acked_sacked);
 	extra_acked = bbr->ack_epoch_acked - expected_acked;
@@ -894,14 +880,11 @@ static inline void bbr_update_ack_aggregation(struct sock *sk,
 		bbr_extra_acked_set_cur(bbr, (u16)extra_acked);
 }
 
-/* Estimate when the pipe is full, using the change in delivery rate: BBR
- * estimates that STARTUP filled the pipe if the estimated bw hasn't changed
- * by at least bbr_full_bw_thresh (25%) after bbr_full_bw_cnt (3)
- * non-app-limited rounds. Why 3 rounds: 1: rwin autotuning grows the rwin,
- * 2: we fill the higher rwin, 3: we get higher delivery rate samples. Or
- * transient cross-traffic or radio noise can go away. CUBIC Hystart shares
- * a similar design goal, but uses delay and inter-ACK spacing instead of
- * bandwidth. */
+/* Full-pipe detection for Startup: in Startup the delivery rate should
+ * grow 2x per round; when the max bw has grown less than 25% in each of 3
+ * consecutive rounds (that were not app-limited) the pipe is full. Three,
+ * not one, so a receive window that is still autotuning, or a short burst
+ * of cross traffic, does not end Startup early. */
 static inline void bbr_check_full_bw_reached(struct sock *sk,
 					     const struct rate_sample *rs)
 {
@@ -927,14 +910,14 @@ static inline void bbr_check_drain(struct sock *sk, const struct rate_sample *rs
 	struct bbr *bbr = bbr_ca(sk);
 
 	if (bbr->mode == BBR_STARTUP && bbr_full_bw_reached(sk)) {
-		bbr->mode = BBR_DRAIN;	/* drain queue we created */
+		bbr->mode = BBR_DRAIN;	/* remove Startup's queue */
 		tcp_sk(sk)->snd_ssthresh =
 			bbr_inflight(sk, bbr_max_bw(sk), BBR_UNIT);
-	}	/* fall through to check if in-flight is already small: */
+	}	/* inflight may already be small enough: */
 	if (bbr->mode == BBR_DRAIN &&
 	    bbr_packets_in_net_at_edt(sk, tcp_packets_in_flight(tcp_sk(sk))) <=
 	    bbr_inflight(sk, bbr_max_bw(sk), BBR_UNIT))
-		bbr_reset_probe_bw_mode(sk);  /* we estimate queue is drained */
+		bbr_reset_probe_bw_mode(sk);
 }
 
 static inline void bbr_check_probe_rtt_done(struct sock *sk)
@@ -946,31 +929,18 @@ static inline void bbr_check_probe_rtt_done(struct sock *sk)
 	      after(cca_now_ms(sk), bbr->probe_rtt_done_stamp)))
 		return;
 
-	bbr->min_rtt_stamp = cca_now_ms(sk);  /* wait a while until PROBE_RTT */
+	bbr->min_rtt_stamp = cca_now_ms(sk);	/* next ProbeRTT in 10 s */
 	tcp_snd_cwnd_set(tp, max(tcp_snd_cwnd(tp), bbr->prior_cwnd));
 	bbr_reset_mode(sk);
 }
 
-/* The goal of PROBE_RTT mode is to have BBR flows cooperatively and
- * periodically drain the bottleneck queue, to converge to measure the true
- * min_rtt (unloaded propagation delay). This allows the flows to keep
- * queues small (reducing queuing delay and packet loss) and achieve
- * fairness among BBR flows.
- *
- * The min_rtt filter window is 10 seconds. When the min_rtt estimate
- * expires, we enter PROBE_RTT mode and cap the cwnd at bbr_cwnd_min_target
- * (4 packets). After at least bbr_probe_rtt_mode_ms (200 ms) and at least
- * one packet-timed round trip elapsed with that flight size lower bound, we
- * leave PROBE_RTT mode and re-enter the previous mode. BBR uses 200 ms to
- * approximately bound the performance penalty of PROBE_RTT's cwnd capping
- * to roughly 2% (200 ms / 10 s).
- *
- * Note that flows need only pay 2% if they are busy sending over the last
- * 10 seconds. Interactive applications (e.g., Web, RPCs, video chunks)
- * often have natural silences or low-rate periods within 10 seconds where
- * the rate is low enough for long enough to drain its queue in the
- * bottleneck. We pick up these min RTT measurements opportunistically with
- * our min_rtt filter. :-) */
+/* RTprop filter and ProbeRTT. A queue that never empties hides RTprop,
+ * so when the 10 s min_rtt filter expires without a new minimum, enter
+ * ProbeRTT: cwnd drops to 4 packets for max(200 ms, one round), long enough
+ * for every BBR flow sharing the bottleneck to drain its share, after which
+ * the next RTT sample is the propagation delay. 200 ms per 10 s bounds the
+ * cost to ~2%. Flows that idle or run app-limited refresh min_rtt on their
+ * own and seldom need it. */
 static inline void bbr_update_min_rtt(struct sock *sk,
 				      const struct rate_sample *rs)
 {
@@ -984,7 +954,7 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 	bool filter_expired;
 
-	/* Track min RTT seen in the min_rtt_win_sec filter window: */
+	/* A new min, or any undelayed sample once the window expired. */
 	filter_expired = after(cca_now_ms(sk), bbr->min_rtt_stamp + win_ms);
 	if (rs->rtt_us >= 0 &&
 	    (rs->rtt_us < (long)bbr->min_rtt_us ||
@@ -995,16 +965,16 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 
 	if (probe_rtt_ms > 0 && filter_expired &&
 	    !bbr->idle_restart && bbr->mode != BBR_PROBE_RTT) {
-		bbr->mode = BBR_PROBE_RTT;  /* dip, drain queue */
-		bbr_save_cwnd(sk);  /* note cwnd so we can restore it */
+		bbr->mode = BBR_PROBE_RTT;
+		bbr_save_cwnd(sk);	/* restored when ProbeRTT ends */
 		bbr->probe_rtt_done_stamp = 0;
 	}
 
 	if (bbr->mode == BBR_PROBE_RTT) {
-		/* Ignore low rate samples during this mode. */
+		/* ProbeRTT's low delivery rate is not the path's: mark it. */
 		tp->app_limited =
 			(tp->delivered + tcp_packets_in_flight(tp)) ? : 1;
-		/* Maintain min packets in flight for max(200 ms, 1 round). */
+		/* Once inflight is down to 4: 200 ms and one round from now. */
 		if (!bbr->probe_rtt_done_stamp &&
 		    tcp_packets_in_flight(tp) <= min_target) {
 			bbr->probe_rtt_done_stamp = cca_now_ms(sk) + probe_rtt_ms;
@@ -1017,7 +987,7 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 				bbr_check_probe_rtt_done(sk);
 		}
 	}
-	/* Restart after idle ends only once we process a new S/ACK for data */
+	/* An idle restart ends with the first ACK that delivers data. */
 	if (rs->delivered > 0)
 		bbr->idle_restart = 0;
 }
@@ -1138,9 +1108,9 @@ static inline u32 bbr_core_sndbuf_expand(struct sock *sk)
 	return 3;
 }
 
-/* In theory BBR does not need to undo the cwnd since it does not always
- * reduce cwnd on losses (see bbr_main()). Keep it for now. Undo means the
- * loss was spurious: forget the full-bw plateau and the lt sampling. */
+/* Undo (the loss was spurious): BBR did not cut cwnd for it, so keep cwnd,
+ * but the loss may have stalled full-pipe and policer detection: restart
+ * both. */
 static inline u32 bbr_core_undo_cwnd(struct sock *sk)
 {
 	struct bbr *bbr = bbr_ca(sk);
@@ -1151,7 +1121,7 @@ static inline u32 bbr_core_undo_cwnd(struct sock *sk)
 	return tcp_snd_cwnd(tcp_sk(sk));
 }
 
-/* Entering loss recovery, so save cwnd for when we exit or undo recovery. */
+/* Entering recovery: remember cwnd for its end; ssthresh is not used. */
 static inline u32 bbr_core_ssthresh(struct sock *sk)
 {
 	bbr_save_cwnd(sk);
@@ -1167,7 +1137,7 @@ static inline void bbr_core_set_state(struct sock *sk, u8 new_state)
 
 		bbr->prev_ca_state = TCP_CA_Loss;
 		bbr->full_bw = 0;
-		bbr->round_start = 1;	/* treat RTO like end of a round */
+		bbr->round_start = 1;	/* an RTO ends a round */
 		bbr_lt_bw_sampling(sk, &rs);
 	}
 }
@@ -1183,8 +1153,7 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 		bbr->idle_restart = 1;
 		bbr->ack_epoch_mstamp = tp->tcp_mstamp;
 		bbr->ack_epoch_acked = 0;
-		/* Avoid pointless buffer overflows: pace at est. bw if we don't
-		 * need more speed (we're restarting from idle and app-limited). */
+		/* No reason to burst above bw after a pause: pace at bw. */
 		if (bbr->mode == BBR_PROBE_BW)
 			bbr_set_pacing_rate(sk, bbr_bw(sk), BBR_UNIT);
 		else if (bbr->mode == BBR_PROBE_RTT)

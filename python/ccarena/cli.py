@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="simulate a scenario and write a run directory")
     run.add_argument("scenario", type=Path, help="scenario file (TOML), see docs/scenario-format.md")
-    run.add_argument("--out", type=Path, help="run directory to write (default: runs/<scenario name>)")
+    run.add_argument("--out", type=Path, metavar="DIR", help="run directory to write (default: runs/<scenario name>)")
     run.add_argument(
         "--set",
         dest="overrides",

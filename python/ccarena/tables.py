@@ -14,21 +14,37 @@ if TYPE_CHECKING:
 CA_STATES = ("open", "disorder", "cwr", "recovery", "loss")
 
 
+def _scaled(values: list, factor: float) -> "pa.Array":
+    """Floats times ``factor``; the engine's nulls (NaN in Rust) stay null."""
+    import numpy as np
+    import pyarrow as pa
+
+    array = np.asarray(values, dtype=np.float64) * factor  # None -> NaN
+    return pa.array(array, pa.float64(), from_pandas=True)  # NaN -> null
+
+
 def flow_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
     """One row per (interval, flow)."""
     import pyarrow as pa
 
     s = raw["flow_series"]
-    ccs = [f["cc"] for f in scenario.config["flows"]]
+    import numpy as np
+
+    flow_cc = [f["cc"] for f in scenario.config["flows"]]
+    names = sorted(set(flow_cc))
+    cc_index = np.asarray([names.index(cc) for cc in flow_cc], dtype=np.int32)
+    flow = pa.array(s["flow"], pa.uint32())
 
     def scaled(key: str, factor: float) -> "pa.Array":
-        return pa.array([None if v is None else v * factor for v in s[key]], pa.float64())
+        return _scaled(s[key], factor)
 
     return pa.table(
         {
-            "t_s": pa.array([t / 1e9 for t in s["t_ns"]], pa.float64()),
-            "flow": pa.array(s["flow"], pa.uint32()),
-            "cc": pa.array([ccs[i] for i in s["flow"]], pa.string()).dictionary_encode(),
+            "t_s": _scaled(s["t_ns"], 1e-9),
+            "flow": flow,
+            "cc": pa.DictionaryArray.from_arrays(
+                pa.array(cc_index[np.asarray(s["flow"], dtype=np.int64)], pa.int32()), pa.array(names, pa.string())
+            ),
             "goodput_mbps": scaled("goodput_bps", 1e-6),
             "cwnd": pa.array(s["cwnd"], pa.uint32()),
             "inflight": pa.array(s["inflight"], pa.uint32()),
@@ -51,17 +67,21 @@ def link_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
     """One row per interval at the bottleneck."""
     import pyarrow as pa
 
+    import numpy as np
+
     s = raw["link_series"]
-    t_ns = s["t_ns"]
-    starts = [0, *t_ns[:-1]]
-    tx_mbps = [b * 8 / ((t - t0) / 1e9) / 1e6 if t > t0 else 0.0 for b, t, t0 in zip(s["tx_bytes"], t_ns, starts)]
+    t_ns = np.asarray(s["t_ns"], dtype=np.int64)
+    # Each sample covers (previous sample, this sample]; the first from 0.
+    span_s = np.diff(t_ns, prepend=0) / 1e9
+    tx_bits = np.asarray(s["tx_bytes"], dtype=np.float64) * 8
+    tx_mbps = np.divide(tx_bits, span_s * 1e6, out=np.zeros_like(tx_bits), where=span_s > 0)
     return pa.table(
         {
-            "t_s": pa.array([t / 1e9 for t in t_ns], pa.float64()),
+            "t_s": _scaled(s["t_ns"], 1e-9),
             "queue_bytes": pa.array(s["queue_bytes"], pa.uint64()),
-            "queue_delay_ms": pa.array([None if v is None else v / 1e3 for v in s["queue_delay_us"]], pa.float64()),
+            "queue_delay_ms": _scaled(s["queue_delay_us"], 1e-3),
             "drops": pa.array(s["drops"], pa.uint64()),
-            "rate_mbps": pa.array([r / 1e6 for r in s["rate_bps"]], pa.float64()),
+            "rate_mbps": _scaled(s["rate_bps"], 1e-6),
             "tx_mbps": pa.array(tx_mbps, pa.float64()),
         }
     )

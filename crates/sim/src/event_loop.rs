@@ -162,7 +162,12 @@ impl Simulation {
         let now = self.now_ns;
         match ev {
             Event::FlowStart(f) => {
-                self.flows[f as usize].sender.start(now);
+                // The SYN exchange gave Linux a first RTT sample: the base
+                // RTT plus the queue the SYN waited behind.
+                let queue_ns = self.link.queue_bytes() * 8 * 1_000_000_000 / self.link.rate_bps();
+                let fl = &mut self.flows[f as usize];
+                fl.sender.set_handshake_rtt(self.cfg.flows[f as usize].rtt_ns + queue_ns);
+                fl.sender.start(now);
                 self.poll_sender(f);
             }
             Event::SenderWake { flow, gen } => {

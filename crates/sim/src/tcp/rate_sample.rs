@@ -114,7 +114,9 @@ pub fn gen(sk: &mut TcpSock, delivered: u32, lost: u32, ar: &mut AckRate) {
     rs.snd_interval_us = snd_us as u32;
     rs.rcv_interval_us = ack_us as u32;
     let min_rtt = sk.rtt_min.s[0].v as i64;
-    if (rs.interval_us as i64) < min_rtt {
+    #[allow(clippy::useless_conversion)] // c_long is i64 only on LP64
+    let interval = i64::from(rs.interval_us);
+    if interval < min_rtt {
         // Shorter than a round trip: an ACK-compression artefact.
         rs.interval_us = -1;
         return;

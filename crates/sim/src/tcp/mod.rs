@@ -1,0 +1,62 @@
+//! The TCP sender, following Linux (>= 6.10) where it shapes how flows
+//! share a bottleneck: delivery-rate sampling (`tcp_rate.c`), EDT pacing
+//! and TSO sizing, cwnd and in-flight accounting, SACK scoreboard with
+//! RACK-TLP loss detection (`tcp_recovery.c`), the CA state machine with
+//! PRR, and RTO with exponential backoff. The congestion control is the C
+//! code of `cc/*.c`, called through [`cc_native::CongestionOps`] exactly
+//! where Linux calls `tcp_congestion_ops`, on a `tcp_sock` that this module
+//! keeps authoritative.
+//!
+//! Entry point: [`TcpSender`] (see [`sender`] for the map of the files).
+
+mod ack;
+pub mod minmax;
+mod output;
+pub mod pacing;
+pub mod rack;
+pub mod rate_sample;
+mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+mod timer;
+
+#[cfg(test)]
+mod testnet;
+#[cfg(test)]
+mod tests;
+
+pub use sender::{SenderConfig, TcpSender};
+
+/// A snapshot of one sender for the time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderTelemetry {
+    /// Congestion window, packets.
+    pub cwnd: u32,
+    /// Packets in flight (`tcp_packets_in_flight`).
+    pub inflight: u32,
+    /// Pacing rate, bit/s (0 while unset).
+    pub pacing_rate_bps: f64,
+    /// Smoothed RTT, µs.
+    pub srtt_us: u32,
+    /// Latest RTT sample, µs.
+    pub last_rtt_us: u32,
+    /// Windowed minimum RTT, µs (0 before the first sample).
+    pub min_rtt_us: u32,
+    /// `enum tcp_ca_state`.
+    pub ca_state: u8,
+    /// CC-specific mode (e.g. BBR state), from `CCA_TRACE`.
+    pub cc_mode: u32,
+    /// Pacing gain (1.0 = unity; 0 if the CC does not report one).
+    pub pacing_gain: f64,
+    /// Cwnd gain (1.0 = unity; 0 if the CC does not report one).
+    pub cwnd_gain: f64,
+    /// The CC's bandwidth estimate, bit/s (0 if it has none).
+    pub bw_estimate_bps: f64,
+    /// Segments retransmitted (fast, RTO and probe retransmissions).
+    pub retransmits_total: u64,
+    /// Retransmission timeouts.
+    pub rto_count: u64,
+    /// Data segments transmitted, including retransmissions.
+    pub sent_segments: u64,
+}

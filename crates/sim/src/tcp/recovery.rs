@@ -1,0 +1,281 @@
+//! The congestion-avoidance state machine (Linux tcp_input.c):
+//!
+//! ```text
+//!            SACK / reorder info                 lost_out > 0 (RACK)
+//!   Open ───────────────────────► Disorder ──────────────────────► Recovery
+//!    ▲  ◄───────── nothing left out ──┘   (ssthresh(), PRR until     │
+//!    │                                     snd_una >= high_seq)       │
+//!    └─────────────── snd_una >= high_seq: cwnd = ssthresh ───────────┘
+//!   any state ── RTO ──► Loss (ssthresh(), cwnd = in_flight + 1, slow start)
+//!                         └── snd_una >= high_seq ──► Open
+//!   Open ── TLP retransmission repaired a tail loss ──► CWR ──► Open
+//! ```
+//!
+//! Every change goes through `ops.set_state()` before `icsk_ca_state`
+//! changes (`tcp_set_ca_state`). `ssthresh()` is asked on entering
+//! Recovery (`tcp_init_cwnd_reduction`) and Loss (`tcp_enter_loss`, then
+//! `CA_EVENT_LOSS`). CCs without `cong_control` get PRR (RFC 6937,
+//! `tcp_cwnd_reduction`) in CWR/Recovery and cwnd = ssthresh when it ends
+//! (`tcp_end_cwnd_reduction`, `CA_EVENT_COMPLETE_CWR`); BBR-style CCs set
+//! cwnd themselves.
+//!
+//! Deviations: no undo (`undo_cwnd` is never called: the simulator neither
+//! reorders nor duplicates packets, and DSACK/timestamps are not modelled,
+//! so Linux would not undo either except after spurious RTOs), no F-RTO.
+
+use super::ack::ackflag as F;
+use super::sender::INFINITE_SSTHRESH;
+use super::TcpSender;
+use super::scoreboard::flag as sf;
+use super::timer::{TimerKind, TIMEOUT_MIN_US};
+use cc_native::{CaEvent, CaState};
+
+/// Loss-recovery bookkeeping Linux keeps in `tcp_sock` beyond what CCs see.
+#[derive(Clone, Debug, Default)]
+pub struct Recovery {
+    /// Segment: `snd_nxt` when Recovery/Loss/CWR/Disorder was entered.
+    pub high_seq: u32,
+    /// PRR: packets delivered / sent since Recovery began.
+    pub prr_delivered: u32,
+    pub prr_out: u32,
+    /// A recovery episode was started since the connection began
+    /// (`undo_marker` != 0; no undo is done with it).
+    pub undo_marker: bool,
+    /// RTOs since snd_una last advanced (`icsk_retransmits`).
+    pub retransmits: u32,
+    /// Segment: `snd_nxt` after a tail loss probe, while its episode lasts.
+    pub tlp_high_seq: Option<u32>,
+    /// The probe was a retransmission (not new data).
+    pub tlp_retrans: bool,
+}
+
+impl TcpSender {
+    /// `tcp_set_ca_state()`.
+    pub(super) fn set_ca_state(&mut self, st: CaState) {
+        self.ops.set_state(&mut self.sk, st);
+        self.sk.inet_conn.icsk_ca_state = st as u8;
+    }
+
+    /// `tcp_in_cwnd_reduction()`: CWR or Recovery.
+    pub(super) fn in_cwnd_reduction(&self) -> bool {
+        let st = self.ca_state();
+        st == CaState::Cwr as u8 || st == CaState::Recovery as u8
+    }
+
+    /// `tcp_fastretrans_alert()` for a SACK connection using RACK.
+    pub(super) fn fastretrans_alert(&mut self, flag: &mut u32) {
+        let una = self.sb.una();
+        // D. Exit conditions: high_seq has been ACKed.
+        let st = self.ca_state();
+        if st != CaState::Open as u8 && una >= self.rec.high_seq {
+            if st == CaState::Cwr as u8 {
+                if una != self.rec.high_seq {
+                    self.end_cwnd_reduction();
+                    self.set_ca_state(CaState::Open);
+                }
+            } else if st == CaState::Recovery as u8 {
+                // tcp_try_undo_recovery() without undo: back to Open.
+                self.set_ca_state(CaState::Open);
+                self.end_cwnd_reduction();
+            }
+        }
+        // E. Process the state.
+        let st = self.ca_state();
+        if st == CaState::Recovery as u8 {
+            self.identify_packet_loss(flag);
+            return;
+        }
+        if st == CaState::Loss as u8 {
+            // tcp_process_loss(): recovered once everything sent before
+            // the timeout is ACKed.
+            if self.sb.una() >= self.rec.high_seq {
+                self.set_ca_state(CaState::Open);
+            }
+            self.identify_packet_loss(flag);
+            if !(self.ca_state() == CaState::Open as u8 || *flag & F::LOST_RETRANS != 0) {
+                return;
+            }
+        }
+        self.identify_packet_loss(flag);
+        if self.sk.lost_out == 0 {
+            // tcp_time_to_recover() is false.
+            self.try_to_open();
+            return;
+        }
+        self.enter_recovery();
+    }
+
+    /// `tcp_identify_packet_loss()` with RACK; arms the reorder timer.
+    fn identify_packet_loss(&mut self, flag: &mut u32) {
+        if self.sb.is_empty() {
+            return;
+        }
+        let prior_retrans = self.sk.retrans_out;
+        let wait_us = self.rack.mark_lost(&mut self.sk, &mut self.sb);
+        if wait_us > 0 {
+            // tcp_rack_mark_lost(): jiffies, plus TCP_TIMEOUT_MIN, at most RTO.
+            let when = super::timer::jiffies_us(wait_us as u64) + TIMEOUT_MIN_US;
+            self.reset_xmit_timer(TimerKind::ReoTimeout, when, self.rtt.rto_us as u64, false);
+            *flag &= !F::SET_XMIT_TIMER;
+        }
+        if prior_retrans > self.sk.retrans_out {
+            *flag |= F::LOST_RETRANS;
+        }
+    }
+
+    /// `tcp_try_to_open()` / `tcp_try_keep_open()`.
+    fn try_to_open(&mut self) {
+        if self.ca_state() != CaState::Cwr as u8 {
+            self.try_keep_open();
+        }
+    }
+
+    pub(super) fn try_keep_open(&mut self) {
+        let left_out = self.sk.sacked_out + self.sk.lost_out;
+        let st = if left_out > 0 || self.any_retrans_done() { CaState::Disorder } else { CaState::Open };
+        if self.ca_state() != st as u8 {
+            self.set_ca_state(st);
+            self.rec.high_seq = self.sb.nxt();
+        }
+    }
+
+    /// `tcp_any_retrans_done()`.
+    fn any_retrans_done(&self) -> bool {
+        self.sk.retrans_out > 0
+            || (!self.sb.is_empty() && self.sb.seg(self.sb.una()).has(sf::EVER_RETRANS))
+    }
+
+    /// `tcp_current_ssthresh()`: ssthresh, or 3/4 cwnd if that is larger.
+    fn current_ssthresh(&self) -> u32 {
+        if self.in_cwnd_reduction() {
+            self.sk.snd_ssthresh
+        } else {
+            let c = self.sk.snd_cwnd;
+            self.sk.snd_ssthresh.max((c >> 1) + (c >> 2))
+        }
+    }
+
+    /// `tcp_enter_recovery()`.
+    pub(super) fn enter_recovery(&mut self) {
+        self.sk.prior_ssthresh = 0;
+        self.rec.undo_marker = true;
+        if !self.in_cwnd_reduction() {
+            self.sk.prior_ssthresh = self.current_ssthresh();
+            self.init_cwnd_reduction();
+        }
+        self.set_ca_state(CaState::Recovery);
+    }
+
+    /// `tcp_init_cwnd_reduction()`: asks the CC for ssthresh.
+    pub(super) fn init_cwnd_reduction(&mut self) {
+        self.rec.high_seq = self.sb.nxt();
+        self.rec.tlp_high_seq = None;
+        self.sk.snd_cwnd_cnt = 0;
+        self.sk.prior_cwnd = self.sk.snd_cwnd;
+        self.rec.prr_delivered = 0;
+        self.rec.prr_out = 0;
+        self.sk.snd_ssthresh = self.ops.ssthresh(&mut self.sk);
+    }
+
+    /// `tcp_end_cwnd_reduction()`.
+    pub(super) fn end_cwnd_reduction(&mut self) {
+        if self.ops.has_cong_control() {
+            return;
+        }
+        if self.sk.snd_ssthresh < INFINITE_SSTHRESH
+            && (self.ca_state() == CaState::Cwr as u8 || self.rec.undo_marker)
+        {
+            self.sk.snd_cwnd = self.sk.snd_ssthresh;
+            self.sk.snd_cwnd_stamp = self.now_ms();
+        }
+        self.ops.cwnd_event(&mut self.sk, CaEvent::CompleteCwr);
+    }
+
+    /// `tcp_cwnd_reduction()`: Proportional Rate Reduction (RFC 6937) with
+    /// slow-start reduction bound. cwnd tracks in-flight plus what PRR lets
+    /// the sender send for this ACK.
+    pub(super) fn cwnd_reduction(&mut self, newly_acked_sacked: u32, newly_lost: u32, flag: u32) {
+        if newly_acked_sacked == 0 || self.sk.prior_cwnd == 0 {
+            return;
+        }
+        let in_flight = self.in_flight() as i64;
+        let ssthresh = self.sk.snd_ssthresh as i64;
+        let delta = ssthresh - in_flight;
+        self.rec.prr_delivered += newly_acked_sacked;
+        let prr_delivered = self.rec.prr_delivered as i64;
+        let prr_out = self.rec.prr_out as i64;
+        let mut sndcnt = if delta < 0 {
+            // Proportional: send ssthresh/prior_cwnd of what was delivered.
+            let prior = self.sk.prior_cwnd as i64;
+            (ssthresh * prr_delivered + prior - 1) / prior - prr_out
+        } else {
+            // Slow-start reduction bound: grow back towards ssthresh.
+            let mut s = (prr_delivered - prr_out).max(newly_acked_sacked as i64);
+            if flag & F::SND_UNA_ADVANCED != 0 && newly_lost == 0 {
+                s += 1;
+            }
+            s.min(delta)
+        };
+        // Force a fast retransmit upon entering fast recovery.
+        sndcnt = sndcnt.max(if self.rec.prr_out > 0 { 0 } else { 1 });
+        self.sk.snd_cwnd = (in_flight + sndcnt).max(0) as u32;
+    }
+
+    /// `tcp_enter_loss()`: the retransmission timer fired.
+    pub(super) fn enter_loss(&mut self) {
+        self.timeout_mark_lost();
+        let st = self.ca_state();
+        let una = self.sb.una();
+        if st <= CaState::Disorder as u8
+            || self.rec.high_seq <= una
+            || (st == CaState::Loss as u8 && self.rec.retransmits == 0)
+        {
+            self.sk.prior_ssthresh = self.current_ssthresh();
+            self.sk.prior_cwnd = self.sk.snd_cwnd;
+            self.sk.snd_ssthresh = self.ops.ssthresh(&mut self.sk);
+            self.ops.cwnd_event(&mut self.sk, CaEvent::Loss);
+            self.rec.undo_marker = true;
+        }
+        self.sk.snd_cwnd = self.in_flight() + 1;
+        self.sk.snd_cwnd_cnt = 0;
+        self.sk.snd_cwnd_stamp = self.now_ms();
+        self.set_ca_state(CaState::Loss);
+        self.rec.high_seq = self.sb.nxt();
+        self.rec.tlp_high_seq = None;
+    }
+
+    /// `tcp_timeout_mark_lost()`: everything outstanding is lost, except
+    /// segments sent less than a RACK RTT ago (the head always is).
+    fn timeout_mark_lost(&mut self) {
+        let now = self.sk.tcp_mstamp;
+        let (una, nxt) = (self.sb.una(), self.sb.nxt());
+        for seq in una..nxt {
+            let sent = self.sb.seg(seq).sent_us;
+            if seq != una && self.rack.skb_timeout(now, sent, 0) > 0 {
+                continue;
+            }
+            self.sb.mark_lost(&mut self.sk, seq);
+        }
+        self.sb.rtx_hint = una;
+    }
+
+    /// `tcp_process_tlp_ack()`: ends a tail-loss-probe episode; if the probe
+    /// was a retransmission that repaired a loss, reduce cwnd once (CWR).
+    pub(super) fn process_tlp_ack(&mut self, cum: u32, flag: u32) {
+        let Some(h) = self.rec.tlp_high_seq else { return };
+        if cum < h {
+            return;
+        }
+        if !self.rec.tlp_retrans {
+            self.rec.tlp_high_seq = None;
+        } else if cum > h {
+            self.init_cwnd_reduction();
+            self.set_ca_state(CaState::Cwr);
+            self.end_cwnd_reduction();
+            self.try_keep_open();
+        } else if flag & (F::SND_UNA_ADVANCED | F::NOT_DUP | F::DATA_SACKED) == 0 {
+            // A pure duplicate ACK: both original and probe arrived.
+            self.rec.tlp_high_seq = None;
+        }
+    }
+}
