@@ -14,7 +14,8 @@ SHELL := /bin/bash
 VENV        := .venv
 PY          := $(VENV)/bin/python
 DEPS_STAMP  := $(VENV)/.deps.stamp
-BUILD_STAMP := $(VENV)/.build.stamp
+# The native module maturin builds in place; its presence is the build stamp.
+CORE_SO     := python/ccarena/_core.abi3.so
 # For the BPF build test of cc/*.c (clang -target bpf, vmlinux.h from bpftool).
 APT_PACKAGES := clang llvm bpftool libbpf-dev
 # Anything that changes the native module; Python sources are installed
@@ -58,9 +59,9 @@ $(DEPS_STAMP): pyproject.toml Makefile
 	$(PY) -m pip install -q --disable-pip-version-check -r $(VENV)/requirements.txt
 	@touch $@
 
-build: $(BUILD_STAMP)
+build: $(CORE_SO)
 
-$(BUILD_STAMP): $(DEPS_STAMP) $(NATIVE_SOURCES)
+$(CORE_SO): $(DEPS_STAMP) $(NATIVE_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
 	@test -x $(VENV)/bin/ccarena
 	@touch $@
@@ -92,4 +93,4 @@ $(NS3_BIN): $(NS3_VENV)/.installed $(NS3_SRC)
 		-lns3.44-network -lns3.44-bridge -lns3.44-stats -lns3.44-core
 
 clean:
-	rm -rf runs target $(BUILD_STAMP) python/ccarena/_core*.so
+	rm -rf runs target python/ccarena/_core*.so

@@ -36,6 +36,7 @@ ENGINE_CHILD = """
 import json, resource, sys, time
 from ccarena import _core
 config = sys.stdin.read()
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 raw = _core.simulate(config)
 wall = time.perf_counter() - t0
@@ -45,6 +46,7 @@ print(json.dumps({
     "packets": result["link"]["tx_packets_total"],
     "events": result["events"],
     "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    "baseline_kib": baseline,
     "delivered": [f["delivered_bytes_window"] for f in result["flows"]],
 }))
 """
@@ -114,7 +116,8 @@ def main() -> int:
     print(
         f"ccarena engine: {engine['wall_s']:.3f} s wall, {engine['packets']:,} bottleneck packets, "
         f"{pps:,.0f} packets/wall-s, {engine['events'] / engine['wall_s']:,.0f} events/wall-s, "
-        f"peak RSS {engine['maxrss_kib'] / 1024:.1f} MiB (interpreter included); shares {shares}"
+        f"peak RSS {engine['maxrss_kib'] / 1024:.1f} MiB "
+        f"(of which {engine['baseline_kib'] / 1024:.1f} MiB interpreter before the run); shares {shares}"
     )
     cli_wall, cli_rss = run_cli()
     print(f"ccarena CLI:    {cli_wall:.3f} s wall end to end (parse, simulate, parquet, PNG), peak RSS {cli_rss / 1024:.1f} MiB")

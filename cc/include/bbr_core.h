@@ -60,9 +60,6 @@
  * ---------------------------------------------------- deviations from Linux
  *  - Time: Linux's jiffies stamps (min_rtt_stamp, probe_rtt_done_stamp,
  *    lt_last_stamp) are ms from tp->tcp_mstamp, i.e. HZ = 1000.
- *  - bbr_packets_in_net_at_edt(): the EDT lead comes from
- *    cca_edt_lead_us(), which is 0 in the native build (no tcp_wstamp_ns
- *    in the simulator's socket); the BPF build reads the kernel's fields.
  *  - bbr_tso_segs_goal(): the GSO cap is min(sk_gso_max_size, 64 KB)
  *    instead of the constant 64 KB, so a simulated sender without TSO can
  *    set a smaller sk_gso_max_size; with 64 KB (the default) it is Linux.

@@ -29,7 +29,7 @@
  *   cca_now_us(sk)    tp->tcp_mstamp, us
  *   cca_now_ms(sk)    tp->tcp_mstamp / 1000 as u32: our tcp_jiffies32
  *   cca_edt_lead_us(sk)  us until the earliest departure time (EDT) of the
- *                        next packet; 0 natively (see below)
+ *                        next packet
  *   CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)
  *   CCA_PARAM(sk, index, default)
  *   CCA_CB(ret, name, args...)          define a tcp_congestion_ops member
@@ -43,11 +43,10 @@
  *    cca_now_ms(): HZ=1000 exactly. A simulator has no jiffies and a kernel
  *    with HZ=250 would quantise time more coarsely; ms resolution matches the
  *    common HZ=1000 build.
- *  - EDT. Linux BBR uses tp->tcp_wstamp_ns - tp->tcp_clock_cache to count
- *    packets that will have left by the next departure time. The native
- *    struct has no tcp_wstamp_ns, so cca_edt_lead_us() is 0 natively (a
- *    sender that transmits as soon as pacing allows); the BPF build reads
- *    the kernel's fields.
+ *  - EDT. Linux BBR uses tp->tcp_wstamp_ns - tp->tcp_clock_cache (both ns)
+ *    to count packets that will have left by the next departure time; the
+ *    simulator keeps both fields as the kernel does, so cca_edt_lead_us()
+ *    is the same code in both builds.
  *  - Randomness is a per-flow xorshift64* seeded by the simulator, so runs
  *    are reproducible; BPF uses bpf_get_prandom_u32().
  *
@@ -275,16 +274,11 @@ static inline u32 cca_now_ms(const struct sock *sk)
 /* us from now until the earliest departure time of the next packet. */
 static inline u32 cca_edt_lead_us(const struct sock *sk)
 {
-#ifdef CCARENA_BPF
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u64 now_ns = tp->tcp_clock_cache;
 	u64 edt_ns = tp->tcp_wstamp_ns;
 
 	return edt_ns > now_ns ? (u32)div_u64(edt_ns - now_ns, NSEC_PER_USEC) : 0;
-#else
-	(void)sk;
-	return 0;
-#endif
 }
 
 /* ---------------------------------------------------------- randomness */

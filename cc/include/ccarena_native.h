@@ -121,9 +121,10 @@ struct tcp_sock {
 	u8 ecn_flags;
 	u8 tp_pad;
 	u64 tcp_mstamp;		/* us, time of the current ACK/transmit event */
-	u64 tcp_clock_cache;	/* us, same clock as tcp_mstamp */
+	u64 tcp_clock_cache;	/* ns, tcp_clock_ns() at tcp_mstamp (Linux: ns) */
 	u64 delivered_mstamp;	/* us, time tp->delivered last changed */
 	u64 first_tx_mstamp;	/* us, start of the current send window */
+	u64 tcp_wstamp_ns;	/* ns, earliest departure time of the next skb */
 	struct minmax rtt_min;	/* windowed min RTT in us (tcp_min_rtt) */
 	struct ccarena_ext cca;	/* native-only: see above */
 };

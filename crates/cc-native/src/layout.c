@@ -56,7 +56,8 @@ static const struct ccarena_layout_row rows[] = {
 	OFF(tcp_sock, rate_app_limited) OFF(tcp_sock, ecn_flags)
 	OFF(tcp_sock, tp_pad) OFF(tcp_sock, tcp_mstamp)
 	OFF(tcp_sock, tcp_clock_cache) OFF(tcp_sock, delivered_mstamp)
-	OFF(tcp_sock, first_tx_mstamp) OFF(tcp_sock, rtt_min)
+	OFF(tcp_sock, first_tx_mstamp) OFF(tcp_sock, tcp_wstamp_ns)
+	OFF(tcp_sock, rtt_min)
 	OFF(tcp_sock, cca)
 
 	SIZE(rate_sample)

@@ -130,6 +130,7 @@ pub struct TcpSock {
     pub tcp_clock_cache: u64,
     pub delivered_mstamp: u64,
     pub first_tx_mstamp: u64,
+    pub tcp_wstamp_ns: u64,
     pub rtt_min: Minmax,
     pub cca: CcarenaExt,
 }
@@ -258,7 +259,7 @@ mod tests {
                            rate_delivered, rate_interval_us, total_retrans, rcv_wnd,
                            is_cwnd_limited, rate_app_limited, ecn_flags, tp_pad,
                            tcp_mstamp, tcp_clock_cache, delivered_mstamp,
-                           first_tx_mstamp, rtt_min, cca }
+                           first_tx_mstamp, tcp_wstamp_ns, rtt_min, cca }
             "rate_sample": RateSample { prior_mstamp, prior_delivered,
                            prior_delivered_ce, delivered, delivered_ce, interval_us,
                            snd_interval_us, rcv_interval_us, rtt_us, losses,

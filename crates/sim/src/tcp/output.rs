@@ -191,6 +191,7 @@ impl TcpSender {
         }
         let len = n as u64 * self.mss as u64;
         let stamp_ns = self.pacer.on_transmit(&self.sk, self.now_ns, n, len);
+        self.sk.tcp_wstamp_ns = self.clock_ns(self.pacer.wstamp_ns);
         self.clock_us(stamp_ns)
     }
 

@@ -286,12 +286,18 @@ impl TcpSender {
         self.now_ns = now_ns;
         let us = self.clock_us(now_ns);
         self.sk.tcp_mstamp = us;
-        self.sk.tcp_clock_cache = us;
+        self.sk.tcp_clock_cache = self.clock_ns(now_ns);
+        self.sk.tcp_wstamp_ns = self.clock_ns(self.pacer.wstamp_ns.max(now_ns));
     }
 
     /// Linux's µs clock for a simulated time.
     pub(super) fn clock_us(&self, ns: u64) -> u64 {
         ns / 1000 + CLOCK_BASE_US
+    }
+
+    /// Linux's ns clock (`tcp_clock_ns`) for a simulated time.
+    pub(super) fn clock_ns(&self, ns: u64) -> u64 {
+        ns + CLOCK_BASE_US * 1000
     }
 
     /// `tcp_jiffies32` at HZ=1000.
