@@ -270,13 +270,17 @@ def _validation_problem(err: Mapping[str, Any]) -> str:
         return "unknown key"
     if kind == "missing":
         return "required key is missing"
+    if kind in ("model_type", "dict_type"):
+        return f"expected a table, got {err.get('input')!r}"
+    if kind == "list_type":
+        return f"expected an array, got {err.get('input')!r}"
     msg = str(err["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
     if kind.endswith("_type") or kind in ("literal_error",):
         msg += f" (got {err.get('input')!r})"
-    return msg
+    return msg.replace("Input should be", "should be")
 
 
 def _validate(doc: Mapping[str, Any]) -> Scenario:
