@@ -98,4 +98,18 @@ pub struct FlowConfig {
     /// units, by index in that algorithm's parameter table.
     #[serde(default)]
     pub params: Vec<u64>,
+    /// Changes of the flow's base RTT over time, ascending `at_ns` (the BBQ
+    /// paper's Fig. 7 "latency cheating": a flow inflating its own RTT).
+    #[serde(default)]
+    pub rtt_schedule: Vec<RttChange>,
+}
+
+/// From `at_ns` on, the flow's base RTT is `rtt_ns` (split evenly between
+/// the directions as the initial one). Packets already in a pipe keep the
+/// delay they entered with, and no packet overtakes an earlier one.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RttChange {
+    pub at_ns: u64,
+    pub rtt_ns: u64,
 }

@@ -36,6 +36,8 @@ enum Event {
     /// Flow's delayed-ACK timer (valid if the receiver still has it armed).
     DelAck(u32),
     RateChange(u32),
+    /// Flow's base RTT changes (index into its rtt_schedule).
+    RttChange { flow: u32, idx: u32 },
     Sample,
     MeasureStart,
     MeasureEnd,
@@ -133,6 +135,11 @@ impl Simulation {
         for (i, f) in sim.cfg.flows.iter().enumerate() {
             sim.events.schedule(f.start_ns, Event::FlowStart(i as u32));
         }
+        for (f, fc) in sim.cfg.flows.iter().enumerate() {
+            for (idx, c) in fc.rtt_schedule.iter().enumerate() {
+                sim.events.schedule(c.at_ns, Event::RttChange { flow: f as u32, idx: idx as u32 });
+            }
+        }
         for (i, c) in sim.cfg.bottleneck.schedule.iter().enumerate() {
             sim.events.schedule(c.at_ns, Event::RateChange(i as u32));
         }
@@ -216,6 +223,12 @@ impl Simulation {
             Event::RateChange(i) => {
                 let rate = self.cfg.bottleneck.schedule[i as usize].rate_bps;
                 self.link.set_rate(rate);
+            }
+            Event::RttChange { flow, idx } => {
+                let rtt = self.cfg.flows[flow as usize].rtt_schedule[idx as usize].rtt_ns;
+                let fl = &mut self.flows[flow as usize];
+                fl.data_pipe.set_delay(rtt / 2);
+                fl.ack_pipe.set_delay(rtt - rtt / 2);
             }
             Event::Sample => {
                 let link = &self.link;

@@ -91,6 +91,14 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         if f.stop_ns.is_some_and(|s| s <= f.start_ns) {
             return Err(format!("flow[{i}].stop: must be after start"));
         }
+        for (k, c) in f.rtt_schedule.iter().enumerate() {
+            if c.rtt_ns == 0 {
+                return Err(format!("flow[{i}].rtt_schedule[{k}].rtt: must be greater than zero"));
+            }
+            if k > 0 && c.at_ns < f.rtt_schedule[k - 1].at_ns {
+                return Err(format!("flow[{i}].rtt_schedule[{k}].at: schedule must be in time order"));
+            }
+        }
     }
     Ok(())
 }

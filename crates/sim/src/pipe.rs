@@ -1,7 +1,9 @@
 //! A pipe only delays: items leave in the order they entered, each exactly
 //! `delay_ns` after it entered. Because the delay is constant, a FIFO is
 //! enough and the event loop needs one pending event per pipe (its head),
-//! not one per packet in flight.
+//! not one per packet in flight. The delay may change over time (a flow
+//! whose path gets longer); an item never leaves before the one ahead of
+//! it, so a shorter delay takes effect as the pipe drains.
 
 use std::collections::VecDeque;
 
@@ -18,10 +20,16 @@ impl<T> Pipe<T> {
     /// Puts `item` in at `now_ns`. Returns its exit time if the pipe was
     /// empty, i.e. when the caller must schedule the head event.
     pub fn push(&mut self, now_ns: u64, item: T) -> Option<u64> {
-        let exit = now_ns + self.delay_ns;
+        let behind = self.items.back().map_or(0, |(t, _)| *t);
+        let exit = (now_ns + self.delay_ns).max(behind);
         let was_empty = self.items.is_empty();
         self.items.push_back((exit, item));
         was_empty.then_some(exit)
+    }
+
+    /// Items entering from now on are delayed by `delay_ns`.
+    pub fn set_delay(&mut self, delay_ns: u64) {
+        self.delay_ns = delay_ns;
     }
 
     /// Takes the head if it is due at `now_ns`.
@@ -64,5 +72,18 @@ mod tests {
         assert_eq!(p.head_exit_ns(), Some(105));
         assert_eq!(p.pop_due(200), Some('b'));
         assert!(p.is_empty());
+    }
+
+    #[test]
+    fn a_shorter_delay_never_lets_an_item_overtake() {
+        let mut p = Pipe::new(100);
+        p.push(0, 'a');
+        p.set_delay(10);
+        assert_eq!(p.push(20, 'b'), None);
+        assert_eq!(p.pop_due(99), None);
+        assert_eq!(p.pop_due(100), Some('a'));
+        assert_eq!(p.pop_due(100), Some('b'));
+        p.set_delay(50);
+        assert_eq!(p.push(200, 'c'), Some(250));
     }
 }

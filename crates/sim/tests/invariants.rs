@@ -2,13 +2,20 @@
 //! per flow, a queue that never exceeds its buffer, a link that never
 //! exceeds its rate, and bit-for-bit determinism.
 
-use sim::config::{Aqm, BottleneckConfig, FlowConfig, RateChange, RedConfig, SimConfig};
+use sim::config::{Aqm, BottleneckConfig, FlowConfig, RateChange, RedConfig, RttChange, SimConfig};
 
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
 fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
-    FlowConfig { cc: cc.into(), rtt_ns: rtt_ms * MS, start_ns: start_ms * MS, stop_ns: None, params: vec![] }
+    FlowConfig {
+        cc: cc.into(),
+        rtt_ns: rtt_ms * MS,
+        start_ns: start_ms * MS,
+        stop_ns: None,
+        params: vec![],
+        rtt_schedule: vec![],
+    }
 }
 
 fn scenario(flows: Vec<FlowConfig>, buffer_bytes: u64, loss: f64) -> SimConfig {
@@ -41,6 +48,9 @@ fn busy_mix() -> Vec<SimConfig> {
     sched.bottleneck.schedule = vec![RateChange { at_ns: 4 * S, rate_bps: 10_000_000 }, RateChange { at_ns: 7 * S, rate_bps: 80_000_000 }];
     let mut stopping = scenario(vec![flow("bbr", 10, 0), flow("cubic", 50, 0)], 100_000, 0.0);
     stopping.flows[0].stop_ns = Some(5 * S);
+    let mut cheating = scenario(vec![flow("bbr", 5, 0), flow("bbr", 5, 0)], 500_000, 0.0);
+    cheating.flows[0].rtt_schedule = vec![RttChange { at_ns: 3 * S, rtt_ns: 10 * MS }, RttChange { at_ns: 6 * S, rtt_ns: 5 * MS }];
+    cheating.flows[1].rtt_schedule = vec![RttChange { at_ns: 6 * S, rtt_ns: 20 * MS }];
     vec![
         scenario(vec![flow("bbr", 10, 0), flow("bbr", 50, 1000)], 1_000_000, 0.0),
         scenario(vec![flow("bbr", 10, 0), flow("cubic", 10, 0)], 30_000, 0.0),
@@ -48,6 +58,7 @@ fn busy_mix() -> Vec<SimConfig> {
         red,
         sched,
         stopping,
+        cheating,
     ]
 }
 
@@ -115,4 +126,18 @@ fn bad_scenarios_name_the_field() {
     assert!(sim::run(&c).unwrap_err().starts_with("bottleneck.red:"));
     let e = sim::run_json("{\"duration_ns\": 1, \"bogus\": 2}").unwrap_err();
     assert!(e.starts_with("scenario:"), "{e}");
+}
+
+#[test]
+fn an_rtt_change_moves_the_flows_rtt() {
+    let mut c = scenario(vec![flow("cubic", 10, 0)], 10_000_000, 0.0);
+    c.flows[0].rtt_schedule = vec![RttChange { at_ns: 5 * S, rtt_ns: 40 * MS }];
+    let r = sim::run(&c).unwrap();
+    let fs = &r.flow_series;
+    let min_rtt_at = |t_s: u64| fs.min_rtt_us[fs.t_ns.iter().position(|&t| t == t_s * S).unwrap()];
+    let rtt_at = |t_s: u64| fs.rtt_us[fs.t_ns.iter().position(|&t| t == t_s * S).unwrap()];
+    // Before the change the path is 10 ms (plus queueing); after it, every
+    // sample is at least the new 40 ms base.
+    assert!((10_000..12_000).contains(&min_rtt_at(4)), "{}", min_rtt_at(4));
+    assert!(rtt_at(8) >= 40_000, "{}", rtt_at(8));
 }
