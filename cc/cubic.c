@@ -48,7 +48,9 @@
  *  - The friendliness loop `while (ack_cnt > delta)` is one division
  *    (same result; BPF needs bounded loops).
  *  - hystart_ack_delay() takes an unset (0) sk_gso_max_size as 64 KB.
- *  - Module parameters are a CCA_PARAMS table with Linux's defaults.
+ *  - Module parameters are a CCA_PARAMS table with Linux's defaults;
+ *    beta is given in ppm (the table's unit for ratios) and used in
+ *    Linux's 1/1024 (rounded to nearest, at most 1023/1024).
  */
 #include "ccarena_compat.h"
 
@@ -68,8 +70,8 @@
 enum cubic_param {
 	/* Fast convergence: yield faster when W_max drops (new competitor). */
 	CUBIC_PARAM_FAST_CONVERGENCE,
-	/* Multiplicative decrease 717/1024 ~ 0.7: gentler than Reno's 0.5. */
-	CUBIC_PARAM_BETA,
+	/* Multiplicative decrease 717/1024 ~ 0.7, ppm: gentler than Reno's 0.5. */
+	CUBIC_PARAM_BETA_PPM,
 	/* Initial ssthresh, packets (0: infinite; used only without HyStart). */
 	CUBIC_PARAM_INITIAL_SSTHRESH,
 	/* C = bic_scale * 10 / 1024: 41 gives C ~ 0.4 (RFC 9438). */
@@ -88,7 +90,8 @@ enum cubic_param {
 };
 
 #define CUBIC_FAST_CONVERGENCE_DEFAULT 1
-#define CUBIC_BETA_DEFAULT 717
+/* Linux's 717/1024 = 0.7001953 in ppm (converts back to 717 exactly). */
+#define CUBIC_BETA_PPM_DEFAULT 700195
 #define CUBIC_INITIAL_SSTHRESH_DEFAULT 0
 #define CUBIC_BIC_SCALE_DEFAULT 41
 #define CUBIC_TCP_FRIENDLINESS_DEFAULT 1
@@ -131,6 +134,17 @@ static inline struct bictcp *cubic_ca(const struct sock *sk)
 static inline u32 cubic_param(struct sock *sk, u32 index, u32 dflt)
 {
 	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
+}
+
+/* beta in 1/BICTCP_BETA_SCALE from its ppm parameter, rounded to nearest;
+ * below 1.0 so that 1 - beta never vanishes. */
+static inline u32 cubic_beta(struct sock *sk)
+{
+	u64 ppm = min_t(u64, CCA_PARAM(sk, CUBIC_PARAM_BETA_PPM,
+				       CUBIC_BETA_PPM_DEFAULT), 1000000ULL);
+	u64 beta = div_u64(ppm * BICTCP_BETA_SCALE + 500000, 1000000);
+
+	return (u32)min_t(u64, beta, BICTCP_BETA_SCALE - 1);
 }
 
 /* ms clock; 0 is reserved for "no epoch". */
@@ -224,7 +238,7 @@ static inline void cubic_update(struct sock *sk, u32 cwnd, u32 acked)
 	u32 now = cubic_clock_ms(sk);
 	u32 bic_scale = cubic_param(sk, CUBIC_PARAM_BIC_SCALE,
 				    CUBIC_BIC_SCALE_DEFAULT);
-	u32 beta = cubic_param(sk, CUBIC_PARAM_BETA, CUBIC_BETA_DEFAULT);
+	u32 beta = cubic_beta(sk);
 	u32 delta, bic_target, max_cnt;
 	u64 offs, t;
 
@@ -448,7 +462,7 @@ CCA_CB(u32, cubic_recalc_ssthresh, struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct bictcp *ca = cubic_ca(sk);
-	u32 beta = cubic_param(sk, CUBIC_PARAM_BETA, CUBIC_BETA_DEFAULT);
+	u32 beta = cubic_beta(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
 
 	ca->epoch_start = 0;	/* end of epoch */
@@ -511,7 +525,7 @@ CCA_CB(u32, cubic_undo_cwnd, struct sock *sk)
 CCA_PARAMS(cubic,
 	CCA_PARAM_DEF(CUBIC_PARAM_FAST_CONVERGENCE, "fast_convergence",
 		      CUBIC_FAST_CONVERGENCE_DEFAULT)
-	CCA_PARAM_DEF(CUBIC_PARAM_BETA, "beta", CUBIC_BETA_DEFAULT)
+	CCA_PARAM_DEF(CUBIC_PARAM_BETA_PPM, "beta_ppm", CUBIC_BETA_PPM_DEFAULT)
 	CCA_PARAM_DEF(CUBIC_PARAM_INITIAL_SSTHRESH, "initial_ssthresh",
 		      CUBIC_INITIAL_SSTHRESH_DEFAULT)
 	CCA_PARAM_DEF(CUBIC_PARAM_BIC_SCALE, "bic_scale",

@@ -33,8 +33,15 @@ def test_minimal_scenario_resolves_with_documented_defaults(small_scenario):
         "schedule": [],
     }
     assert cfg["flows"] == [
-        {"cc": "bbr", "rtt_ns": 10_000_000, "start_ns": 0, "stop_ns": None, "params": []},
-        {"cc": "cubic", "rtt_ns": 50_000_000, "start_ns": 500_000_000, "stop_ns": None, "params": []},
+        {"cc": "bbr", "rtt_ns": 10_000_000, "start_ns": 0, "stop_ns": None, "params": [], "rtt_schedule": []},
+        {
+            "cc": "cubic",
+            "rtt_ns": 50_000_000,
+            "start_ns": 500_000_000,
+            "stop_ns": None,
+            "params": [],
+            "rtt_schedule": [],
+        },
     ]
 
 
@@ -193,8 +200,8 @@ def _with(doc, path, value):
         ("flow.1.start", "3s", "flow[1].start", "at or after the end of the run"),
         ("flow.1.stop", "0.2s", "flow[1].stop", "stops before it starts"),
         ("flow.0.params", {"alpha": "3ms"}, "flow[0].params.alpha", "unknown parameter for cc 'bbr'"),
-        ("flow.0.params", {"cwnd_gain": -1}, "flow[0].params.cwnd_gain", "non-negative integer"),
-        ("flow.0.params", {"cwnd_gain": 2.5}, "flow[0].params.cwnd_gain", "non-negative integer"),
+        ("flow.0.params", {"cwnd_gain": -1}, "flow[0].params.cwnd_gain", "must be >= 0"),
+        ("flow.0.params", {"cwnd_min_target": 2.5}, "flow[0].params.cwnd_min_target", "non-negative integer"),
         ("flow", [], "flow", "at least 1 item"),
         ("seed", -1, "seed", "greater than or equal to 0"),
         ("measure.from", "5s", "measure.from", "window is empty"),
@@ -241,10 +248,10 @@ def test_params_fill_the_algorithms_table_with_defaults(small_scenario):
 
     table = _core.cc_params("bbr")
     names = [name for name, _ in table]
-    assert "cwnd_gain" in names
-    flows = resolve(_with(small_scenario, "flow.0.params", {"cwnd_gain": 3 * 256})).config["flows"]
+    assert "cwnd_gain_ppm" in names
+    flows = resolve(_with(small_scenario, "flow.0.params", {"cwnd_gain": 3})).config["flows"]
     expected = [default for _, default in table]
-    expected[names.index("cwnd_gain")] = 3 * 256
+    expected[names.index("cwnd_gain_ppm")] = 3_000_000
     assert flows[0]["params"] == expected
     assert flows[1]["params"] == []  # nothing set: the algorithm's defaults
 
@@ -257,3 +264,188 @@ def test_unknown_cc_is_checked_against_the_simulator_by_default(small_scenario):
     doc = _with(small_scenario, "flow.0.cc", "vegas-but-not-compiled")
     with pytest.raises(ScenarioError, match="unknown congestion control"):
         load_scenario(doc)
+
+
+# -- per-algorithm parameters with units ------------------------------------
+
+BBQ = ("bbq", "bbr", "cubic", "reno")
+
+
+def bbq_doc(small_scenario, **params):
+    doc = _with(small_scenario, "flow.0.cc", "bbq")
+    return _with(doc, "flow.0.params", params)
+
+
+def bbq_params(small_scenario, **params):
+    """{C table name: value} of flow 0's resolved parameter vector."""
+    from ccarena import _core
+
+    names = [name for name, _ in _core.cc_params("bbq")]
+    values = load_scenario(bbq_doc(small_scenario, **params), known_ccs=BBQ).config["flows"][0]["params"]
+    return dict(zip(names, values, strict=True))
+
+
+def test_every_table_name_follows_the_unit_convention():
+    # _us: a time in us, _ppm: a ratio in ppm, else a plain count. The
+    # scenario key drops the suffix, so no two names may share a key.
+    from ccarena import _core
+    from ccarena.scenario import param_specs
+
+    for cc in _core.cc_names():
+        specs = param_specs(cc)
+        assert len({s.key for s in specs}) == len(specs), cc
+        for spec in specs:
+            assert not spec.key.endswith(("_us", "_ppm", "_ms", "_sec", "_percent")), (cc, spec.name)
+    kinds = {s.key: s.kind for s in param_specs("bbq")}
+    assert (kinds["alpha"], kinds["beta"], kinds["first_cut"]) == ("time", "fraction", "integer")
+    assert (kinds["cwnd_gain"], kinds["probe_rtt_mode"], kinds["cwnd_min_target"]) == ("fraction", "time", "integer")
+
+
+def test_bbq_defaults_are_the_papers_alpha_and_a_one_percent_beta():
+    from ccarena.scenario import param_specs
+
+    defaults = {s.key: s.human(s.default) for s in param_specs("bbq")}
+    assert defaults["alpha"] == "3ms"
+    assert 0.005 <= defaults["beta"] <= 0.01  # the paper's recommended range
+    assert defaults["first_cut"] == 0
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"alpha": "3ms"}, {"alpha_us": 3000}),
+        ({"alpha": "2.5ms"}, {"alpha_us": 2500}),
+        ({"alpha": "750us"}, {"alpha_us": 750}),
+        ({"alpha": "0s"}, {"alpha_us": 0}),
+        ({"beta": 0.01}, {"beta_ppm": 10_000}),
+        ({"beta": "0.5%"}, {"beta_ppm": 5000}),
+        ({"beta": "1 %"}, {"beta_ppm": 10_000}),
+        ({"beta": 0}, {"beta_ppm": 0}),
+        ({"first_cut": 1}, {"first_cut": 1}),
+        # BBR's own rows: gains as plain ratios, times as time strings.
+        ({"cwnd_gain": 2.5, "probe_rtt_mode": "100ms"}, {"cwnd_gain_ppm": 2_500_000, "probe_rtt_mode_us": 100_000}),
+        ({"high_gain": "200%"}, {"high_gain_ppm": 2_000_000}),
+    ],
+)
+def test_params_are_converted_to_the_tables_units(small_scenario, params, expected):
+    got = bbq_params(small_scenario, **params)
+    for name, value in expected.items():
+        assert got[name] == value
+    # Everything not given keeps its default.
+    assert got["min_rtt_win_us"] == 10_000_000
+    assert got["pacing_margin_ppm"] == 10_000
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "fragment"),
+    [
+        ({"alpha": 3}, "alpha", "expected a time string"),
+        ({"alpha": "3"}, "alpha", "malformed time"),
+        ({"alpha": "3.5us"}, "alpha", "whole number of microseconds"),
+        ({"alpha": "-1ms"}, "alpha", "must be >= 0"),
+        ({"beta": "1"}, "beta", "malformed fraction"),
+        ({"beta": "1 percent"}, "beta", "malformed fraction"),
+        ({"beta": -0.01}, "beta", "must be >= 0"),
+        ({"beta": "-1%"}, "beta", "must be >= 0"),
+        ({"beta": True}, "beta", "expected a number"),
+        ({"beta": 1e-9}, "beta", "below the 1 ppm"),
+        ({"beta": float("nan")}, "beta", "finite"),
+        ({"first_cut": 1.5}, "first_cut", "non-negative integer"),
+        ({"first_cut": -1}, "first_cut", "non-negative integer"),
+        ({"first_cut": True}, "first_cut", "non-negative integer"),
+        ({"first_cut": 1 << 64}, "first_cut", "too large"),
+        ({"gamma": 1}, "gamma", "unknown parameter for cc 'bbq' (known: high_gain, "),
+        ({"alpha_us": 3000}, "alpha_us", "did you mean 'alpha'?"),
+    ],
+)
+def test_param_errors_name_the_field(small_scenario, params, key, fragment):
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(bbq_doc(small_scenario, **params), known_ccs=BBQ)
+    assert info.value.path == f"flow[0].params.{key}"
+    assert fragment in info.value.problem
+    assert "\n" not in str(info.value)
+
+
+def test_summary_shows_params_in_human_units(small_scenario):
+    human = load_scenario(bbq_doc(small_scenario, alpha="3000us", beta="1%", first_cut=1), known_ccs=BBQ).human
+    assert human["flow"][0]["params"] == {"alpha": "3ms", "beta": 0.01, "first_cut": 1}
+    assert human["flow"][1]["params"] == {}
+
+
+def test_params_from_toml_and_overrides(small_scenario):
+    text = """
+duration = "3s"
+[bottleneck]
+rate = "100Mbit"
+buffer = "2MB"
+[[flow]]
+cc = "bbq"
+rtt = "10ms"
+params = { alpha = "3ms", beta = 0.01 }
+"""
+    scenario = load_scenario(text, {"flow.0.params.beta": "0.5%"}, known_ccs=BBQ)
+    assert scenario.human["flow"][0]["params"] == {"alpha": "3ms", "beta": 0.005}
+    # --set reads "0.5%" as a string and 0.005 as a float: the same value.
+    again = load_scenario(text, [parse_override("flow.0.params.beta=0.005")], known_ccs=BBQ)
+    assert again.config == scenario.config
+
+
+# -- rtt_schedule ---------------------------------------------------------------
+
+
+def test_rtt_schedule_resolves_to_ns_and_is_copied_by_count(small_scenario):
+    doc = _with(small_scenario, "flow.0.rtt_schedule", [{"at": "1s", "rtt": "20ms"}, {"at": "2.5s", "rtt": "5ms"}])
+    doc = _with(doc, "flow.0.count", 2)
+    scenario = resolve(doc)
+    flows = scenario.config["flows"]
+    want = [{"at_ns": 1_000_000_000, "rtt_ns": 20_000_000}, {"at_ns": 2_500_000_000, "rtt_ns": 5_000_000}]
+    assert flows[0]["rtt_schedule"] == flows[1]["rtt_schedule"] == want
+    assert flows[2]["rtt_schedule"] == []
+    assert flows[0]["rtt_ns"] == 10_000_000  # the initial RTT is still `rtt`
+    assert scenario.human["flow"][0]["rtt_schedule"] == [{"at": "1s", "rtt": "20ms"}, {"at": "2.5s", "rtt": "5ms"}]
+
+
+def test_rtt_schedule_as_toml_array_of_tables():
+    text = """
+duration = "30s"
+[bottleneck]
+rate = "100Mbit"
+buffer = "2MB"
+[[flow]]
+cc = "bbr"
+rtt = "5ms"
+[[flow.rtt_schedule]]
+at = "10s"
+rtt = "10ms"
+[[flow.rtt_schedule]]
+at = "20s"
+rtt = "20ms"
+[[flow]]
+cc = "bbr"
+rtt = "5ms"
+rtt_schedule = [{ at = "15s", rtt = "40ms" }]
+"""
+    flows = load_scenario(text, known_ccs=CCS).config["flows"]
+    assert [c["rtt_ns"] for c in flows[0]["rtt_schedule"]] == [10_000_000, 20_000_000]
+    assert flows[1]["rtt_schedule"] == [{"at_ns": 15_000_000_000, "rtt_ns": 40_000_000}]
+
+
+@pytest.mark.parametrize(
+    ("schedule", "error_path", "fragment"),
+    [
+        ([{"at": "2s", "rtt": "1ms"}, {"at": "1s", "rtt": "2ms"}], "flow[0].rtt_schedule[1].at", "increasing time order"),
+        ([{"at": "1s", "rtt": "1ms"}, {"at": "1s", "rtt": "2ms"}], "flow[0].rtt_schedule[1].at", "increasing time order"),
+        ([{"at": "3s", "rtt": "1ms"}], "flow[0].rtt_schedule[0].at", "at or after the end of the run"),
+        ([{"at": "1s", "rtt": "0ms"}], "flow[0].rtt_schedule[0].rtt", "must be > 0"),
+        ([{"at": "-1s", "rtt": "5ms"}], "flow[0].rtt_schedule[0].at", "must be >= 0"),
+        ([{"at": "1s", "rtt": 5}], "flow[0].rtt_schedule[0].rtt", "expected a time string"),
+        ([{"at": "1s"}], "flow[0].rtt_schedule[0].rtt", "required key is missing"),
+        ([{"at": "1s", "rtt": "5ms", "jitter": "1ms"}], "flow[0].rtt_schedule[0].jitter", "unknown key"),
+        ({"at": "1s", "rtt": "5ms"}, "flow[0].rtt_schedule", "expected an array"),
+    ],
+)
+def test_rtt_schedule_errors_name_the_field(small_scenario, schedule, error_path, fragment):
+    with pytest.raises(ScenarioError) as info:
+        resolve(_with(small_scenario, "flow.0.rtt_schedule", schedule))
+    assert info.value.path == error_path
+    assert fragment in info.value.problem

@@ -131,3 +131,47 @@ def test_format_round_trips(formatter, value, text):
     parse = {units.format_time: units.parse_time, units.format_rate: units.parse_rate}.get(formatter)
     if parse is not None:
         assert parse(text) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "ppm"),
+    [
+        (0.01, 10_000),  # through str(): not the binary float's 0.01000000000000000020816...
+        (0.005, 5_000),
+        (2, 2_000_000),
+        (2.885, 2_885_000),
+        (0, 0),
+        ("1%", 10_000),
+        ("0.5%", 5_000),
+        (" 125 % ", 1_250_000),
+        (".5%", 5_000),
+        (0.0000015, 2),  # rounds half-even to the 1 ppm resolution
+    ],
+)
+def test_fractions_in_parts_per_million(value, ppm):
+    assert units.fraction_to_ppm(units.parse_fraction(value), value) == ppm
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("1", "malformed fraction"),
+        ("1 pct", "malformed fraction"),
+        (-0.5, "must be >= 0"),
+        ("-1%", "must be >= 0"),
+        (True, "expected a number"),
+        ([1], "expected a number"),
+        (float("inf"), "finite"),
+    ],
+)
+def test_bad_fractions_explain_themselves(value, fragment):
+    with pytest.raises(UnitError) as info:
+        units.parse_fraction(value)
+    assert fragment in str(info.value)
+
+
+def test_fraction_below_resolution_is_an_error_not_zero():
+    with pytest.raises(UnitError, match="1 ppm"):
+        units.fraction_to_ppm(units.parse_fraction(4e-7), 4e-7)
+    assert units.format_fraction(10_000) == 0.01
+    assert units.format_fraction(2_886_719) == 2.886719

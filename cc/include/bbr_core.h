@@ -65,8 +65,10 @@
  *    set a smaller sk_gso_max_size; with 64 KB (the default) it is Linux.
  *  - get_info (tcp_info export) is not implemented: it has no user here.
  *  - The tunables are a parameter table (CCA_PARAM) instead of module
- *    constants; defaults are Linux's. high_gain/cwnd_gain are capped at
- *    1023 (10-bit fields, as in Linux's struct bbr).
+ *    constants, in the table's units (times in us, ratios in ppm) and
+ *    converted to Linux's (ms, << 8) with rounding; every default converts
+ *    to Linux's constant exactly. Gains are capped at 1023/256 (10-bit
+ *    fields, as in Linux's struct bbr).
  *
  * ---------------------------------------------------- reuse by derivatives
  * Why a header of static inline functions with macro hooks, rather than a
@@ -76,12 +78,14 @@
  * derivative differs are resolved at compile time. A derivative
  * (cc/bbq.c, ...) does:
  *
- *     static u32 bbq_phase_len_us(struct sock *sk);     // prototypes first
+ *     #include "ccarena_compat.h"                       // struct sock
+ *     static inline u32 bbq_phase_len_us(struct sock *sk); // prototypes
  *     #define BBR_HOOK_PHASE_LEN_US(sk) bbq_phase_len_us(sk)
- *     #define BBR_EXT_FIELDS u32 queue_seen_stamp;      // its own state
+ *     #define BBR_EXT_FIELDS u32 bbq_round_min_rtt_us:31, bbq_queue:1;
  *     #include "bbr_core.h"
- *     static u32 bbq_phase_len_us(struct sock *sk) { ... }
+ *     static inline u32 bbq_phase_len_us(struct sock *sk) { ... }
  *     ... CCA_CB wrappers calling bbr_core_*(), CCA_PARAMS, CCA_REGISTER.
+ * (cc/bbq.c is the worked example.)
  *
  * Hooks (default = Linux BBR; add more here when a derivative needs one):
  *   BBR_HOOK_PHASE_LEN_US(sk)        us a ProbeBW gain phase must last
@@ -91,8 +95,17 @@
  *   BBR_HOOK_UPDATE_MODEL(sk, rs)    per-ACK extra model update, after
  *                                    BBR's own and before gains are used.
  *   BBR_HOOK_INIT(sk)                extra initialisation after bbr_init.
+ *   BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk)  true (default): a probing (gain > 1)
+ *                                    phase, once its length is up, goes on
+ *                                    until inflight reaches gain * BDP or a
+ *                                    loss; false: the length is a hard cap.
+ *   BBR_HOOK_DRAIN_UNTIL_BDP(sk)     false (default): a draining (gain < 1)
+ *                                    phase ends at inflight <= BDP or after
+ *                                    its length; true: only at the BDP.
  *   BBR_EXT_FIELDS                   members appended to struct bbr (the
- *                                    _Static_assert guards the 104 bytes).
+ *                                    _Static_assert guards the 104 bytes;
+ *                                    BBR's own fields use 100, so 4 bytes
+ *                                    are left, plus the spare_* bits).
  * Parameter indexes of a derivative start at BBR_PARAM_COUNT and its
  * CCA_PARAMS table starts with BBR_CORE_PARAM_DEFS.
  */
@@ -195,77 +208,123 @@ _Static_assert(sizeof(struct bbr) <= ICSK_CA_PRIV_SIZE,
 /* Reset the ACK epoch after ~1M packets, before ack_epoch_acked overflows. */
 #define BBR_ACK_EPOCH_ACKED_RESET_THRESH (1U << 20)
 
-/* ------------------------------------------------------------ parameters */
+/* ------------------------------------------------------------ parameters
+ * Units follow the parameter naming convention of every cc/ table (see
+ * docs/scenario-format.md): a name ending in _us is a time in us, one
+ * ending in _ppm a dimensionless ratio in millionths (gains included: 2.0
+ * is 2000000), anything else a plain count. The scenario key drops the
+ * suffix (params = { cwnd_gain = 2.5, probe_rtt_mode = "100ms" }). The
+ * helpers below convert to the fixed point the code runs on (gains << 8,
+ * ms "jiffies"), so every default reproduces Linux's constant exactly.
+ */
 enum bbr_param {
 	/* Startup gain 2/ln2: the smallest that doubles delivery per round. */
-	BBR_PARAM_HIGH_GAIN,
+	BBR_PARAM_HIGH_GAIN_PPM,
 	/* Drain gain ln2/2: the inverse of startup, drains its queue in 1 RTT. */
-	BBR_PARAM_DRAIN_GAIN,
+	BBR_PARAM_DRAIN_GAIN_PPM,
 	/* ProbeBW cwnd gain 2: tolerates delayed/stretched ACKs. */
-	BBR_PARAM_CWND_GAIN,
+	BBR_PARAM_CWND_GAIN_PPM,
 	/* ProbeBW probing phase 5/4: gently probe for more bw. */
-	BBR_PARAM_PROBE_UP_GAIN,
+	BBR_PARAM_PROBE_UP_GAIN_PPM,
 	/* ProbeBW draining phase 3/4: drain the queue the probe made. */
-	BBR_PARAM_PROBE_DOWN_GAIN,
-	/* min_rtt filter window, s: path changes are rarer than 10 s. */
-	BBR_PARAM_MIN_RTT_WIN_SEC,
-	/* Time in ProbeRTT at min cwnd, ms: long enough to see an empty queue. */
-	BBR_PARAM_PROBE_RTT_MODE_MS,
+	BBR_PARAM_PROBE_DOWN_GAIN_PPM,
+	/* min_rtt filter window, 10 s: path changes are rarer than that
+	 * (used at ms resolution, rounded up). */
+	BBR_PARAM_MIN_RTT_WIN_US,
+	/* Time in ProbeRTT at min cwnd, 200 ms: long enough to see an empty
+	 * queue (ms resolution, rounded up; 0 disables ProbeRTT). */
+	BBR_PARAM_PROBE_RTT_MODE_US,
 	/* Min cwnd, packets: keeps ACK clocking with delayed ACKs. */
 	BBR_PARAM_CWND_MIN_TARGET,
-	/* Gain for the ACK aggregation allowance, << 8. */
-	BBR_PARAM_EXTRA_ACKED_GAIN,
+	/* Gain for the ACK aggregation allowance (0 disables it). */
+	BBR_PARAM_EXTRA_ACKED_GAIN_PPM,
 	/* Cap of the aggregation allowance, us of bw: bounds its queue. */
 	BBR_PARAM_EXTRA_ACKED_MAX_US,
 	/* Pace 1% below bw, to drain queues from inaccurate bw estimates. */
-	BBR_PARAM_PACING_MARGIN_PERCENT,
+	BBR_PARAM_PACING_MARGIN_PPM,
 	BBR_PARAM_COUNT
 };
 
-#define BBR_HIGH_GAIN_DEFAULT (BBR_UNIT * 2885 / 1000 + 1)
-#define BBR_DRAIN_GAIN_DEFAULT (BBR_UNIT * 1000 / 2885)
-#define BBR_CWND_GAIN_DEFAULT (BBR_UNIT * 2)
-#define BBR_PROBE_UP_GAIN_DEFAULT (BBR_UNIT * 5 / 4)
-#define BBR_PROBE_DOWN_GAIN_DEFAULT (BBR_UNIT * 3 / 4)
-#define BBR_MIN_RTT_WIN_SEC_DEFAULT 10
-#define BBR_PROBE_RTT_MODE_MS_DEFAULT 200
+#define BBR_PPM 1000000U	/* 1.0 in a _ppm parameter */
+
+/* Linux's BBR_UNIT * 2885 / 1000 + 1 = 739/256 = 2.88671875. */
+#define BBR_HIGH_GAIN_PPM_DEFAULT 2886719
+/* Linux's BBR_UNIT * 1000 / 2885 = 88/256 = 0.34375. */
+#define BBR_DRAIN_GAIN_PPM_DEFAULT 343750
+#define BBR_CWND_GAIN_PPM_DEFAULT 2000000
+#define BBR_PROBE_UP_GAIN_PPM_DEFAULT 1250000
+#define BBR_PROBE_DOWN_GAIN_PPM_DEFAULT 750000
+#define BBR_MIN_RTT_WIN_US_DEFAULT (10 * USEC_PER_SEC)
+#define BBR_PROBE_RTT_MODE_US_DEFAULT (200 * USEC_PER_MSEC)
 #define BBR_CWND_MIN_TARGET_DEFAULT 4
-#define BBR_EXTRA_ACKED_GAIN_DEFAULT BBR_UNIT
-#define BBR_EXTRA_ACKED_MAX_US_DEFAULT (100 * 1000)
-#define BBR_PACING_MARGIN_PERCENT_DEFAULT 1
+#define BBR_EXTRA_ACKED_GAIN_PPM_DEFAULT 1000000
+#define BBR_EXTRA_ACKED_MAX_US_DEFAULT (100 * USEC_PER_MSEC)
+#define BBR_PACING_MARGIN_PPM_DEFAULT 10000
 
 /* The rows a derivative's CCA_PARAMS table starts with. */
 #define BBR_CORE_PARAM_DEFS						\
-	CCA_PARAM_DEF(BBR_PARAM_HIGH_GAIN, "high_gain", BBR_HIGH_GAIN_DEFAULT) \
-	CCA_PARAM_DEF(BBR_PARAM_DRAIN_GAIN, "drain_gain", BBR_DRAIN_GAIN_DEFAULT) \
-	CCA_PARAM_DEF(BBR_PARAM_CWND_GAIN, "cwnd_gain", BBR_CWND_GAIN_DEFAULT) \
-	CCA_PARAM_DEF(BBR_PARAM_PROBE_UP_GAIN, "probe_up_gain",		\
-		      BBR_PROBE_UP_GAIN_DEFAULT)			\
-	CCA_PARAM_DEF(BBR_PARAM_PROBE_DOWN_GAIN, "probe_down_gain",	\
-		      BBR_PROBE_DOWN_GAIN_DEFAULT)			\
-	CCA_PARAM_DEF(BBR_PARAM_MIN_RTT_WIN_SEC, "min_rtt_win_sec",	\
-		      BBR_MIN_RTT_WIN_SEC_DEFAULT)			\
-	CCA_PARAM_DEF(BBR_PARAM_PROBE_RTT_MODE_MS, "probe_rtt_mode_ms", \
-		      BBR_PROBE_RTT_MODE_MS_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_HIGH_GAIN_PPM, "high_gain_ppm",		\
+		      BBR_HIGH_GAIN_PPM_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_DRAIN_GAIN_PPM, "drain_gain_ppm",	\
+		      BBR_DRAIN_GAIN_PPM_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_CWND_GAIN_PPM, "cwnd_gain_ppm",		\
+		      BBR_CWND_GAIN_PPM_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_PROBE_UP_GAIN_PPM, "probe_up_gain_ppm",	\
+		      BBR_PROBE_UP_GAIN_PPM_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_PROBE_DOWN_GAIN_PPM, "probe_down_gain_ppm", \
+		      BBR_PROBE_DOWN_GAIN_PPM_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_MIN_RTT_WIN_US, "min_rtt_win_us",	\
+		      BBR_MIN_RTT_WIN_US_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_PROBE_RTT_MODE_US, "probe_rtt_mode_us",	\
+		      BBR_PROBE_RTT_MODE_US_DEFAULT)			\
 	CCA_PARAM_DEF(BBR_PARAM_CWND_MIN_TARGET, "cwnd_min_target",	\
 		      BBR_CWND_MIN_TARGET_DEFAULT)			\
-	CCA_PARAM_DEF(BBR_PARAM_EXTRA_ACKED_GAIN, "extra_acked_gain",	\
-		      BBR_EXTRA_ACKED_GAIN_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_EXTRA_ACKED_GAIN_PPM, "extra_acked_gain_ppm", \
+		      BBR_EXTRA_ACKED_GAIN_PPM_DEFAULT)			\
 	CCA_PARAM_DEF(BBR_PARAM_EXTRA_ACKED_MAX_US, "extra_acked_max_us", \
 		      BBR_EXTRA_ACKED_MAX_US_DEFAULT)			\
-	CCA_PARAM_DEF(BBR_PARAM_PACING_MARGIN_PERCENT,			\
-		      "pacing_margin_percent",				\
-		      BBR_PACING_MARGIN_PERCENT_DEFAULT)
+	CCA_PARAM_DEF(BBR_PARAM_PACING_MARGIN_PPM, "pacing_margin_ppm",	\
+		      BBR_PACING_MARGIN_PPM_DEFAULT)
+
+/* A _ppm parameter in BBR's fixed point (<< BBR_SCALE), rounded to the
+ * nearest 1/256 and capped at max. */
+static inline u32 bbr_ratio_param(struct sock *sk, u32 index, u64 dflt_ppm,
+				  u32 max)
+{
+	u64 ppm = min_t(u64, CCA_PARAM(sk, index, dflt_ppm),
+			(u64)max * BBR_PPM);
+
+	return (u32)min_t(u64, div_u64(ppm * BBR_UNIT + BBR_PPM / 2, BBR_PPM),
+			  max);
+}
 
 /* A gain parameter, capped to what the 10-bit gain fields hold. */
-static inline u32 bbr_gain_param(struct sock *sk, u32 index, u32 dflt)
+static inline u32 bbr_gain_param(struct sock *sk, u32 index, u64 dflt_ppm)
 {
-	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 1023);
+	return bbr_ratio_param(sk, index, dflt_ppm, 1023);
+}
+
+/* A _us parameter as ms ("jiffies"), rounded up so that only 0 is 0, and
+ * capped where after()/before() on ms stamps still order correctly. */
+static inline u32 bbr_ms_param(struct sock *sk, u32 index, u64 dflt_us)
+{
+	u64 us = min_t(u64, CCA_PARAM(sk, index, dflt_us),
+		       0x3fffffffULL * USEC_PER_MSEC);
+
+	return (u32)div_u64(us + USEC_PER_MSEC - 1, USEC_PER_MSEC);
 }
 
 static inline u32 bbr_u32_param(struct sock *sk, u32 index, u32 dflt)
 {
 	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
+}
+
+/* The ACK aggregation gain << BBR_SCALE, at most 0xffff so that gain times
+ * the u16 extra_acked fits a u32. */
+static inline u32 bbr_extra_acked_gain(struct sock *sk)
+{
+	return bbr_ratio_param(sk, BBR_PARAM_EXTRA_ACKED_GAIN_PPM,
+			       BBR_EXTRA_ACKED_GAIN_PPM_DEFAULT, 0xffff);
 }
 
 /* ----------------------------------------------------------------- hooks */
@@ -280,6 +339,12 @@ static inline u32 bbr_u32_param(struct sock *sk, u32 index, u32 dflt)
 #endif
 #ifndef BBR_HOOK_INIT
 #define BBR_HOOK_INIT(sk) do { } while (0)
+#endif
+#ifndef BBR_HOOK_PROBE_UNTIL_INFLIGHT
+#define BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk) (true)
+#endif
+#ifndef BBR_HOOK_DRAIN_UNTIL_BDP
+#define BBR_HOOK_DRAIN_UNTIL_BDP(sk) (false)
 #endif
 
 static inline struct bbr *bbr_ca(const struct sock *sk)
@@ -336,14 +401,14 @@ static inline u16 bbr_extra_acked(const struct sock *sk)
 static inline u64 bbr_rate_bytes_per_sec(struct sock *sk, u64 rate, int gain)
 {
 	u32 mss = tcp_sk(sk)->mss_cache;
-	u32 margin = bbr_u32_param(sk, BBR_PARAM_PACING_MARGIN_PERCENT,
-				   BBR_PACING_MARGIN_PERCENT_DEFAULT);
+	u64 margin = min_t(u64, CCA_PARAM(sk, BBR_PARAM_PACING_MARGIN_PPM,
+					  BBR_PACING_MARGIN_PPM_DEFAULT),
+			   BBR_PPM / 100 * 99);	/* at most 99% */
 
-	margin = min(margin, 99U);
 	rate *= mss;
 	rate *= gain;
 	rate >>= BBR_SCALE;
-	rate *= USEC_PER_SEC / 100 * (100 - margin);
+	rate *= BBR_PPM - margin;	/* us -> s, less the margin */
 	return rate >> BW_SCALE;
 }
 
@@ -379,7 +444,8 @@ static inline void bbr_init_pacing_rate_from_rtt(struct sock *sk)
 	}
 	bw = div_u64((u64)tcp_snd_cwnd(tp) * BW_UNIT, rtt_us);
 	sk->sk_pacing_rate = bbr_bw_to_pacing_rate(sk, (u32)bw,
-		bbr_gain_param(sk, BBR_PARAM_HIGH_GAIN, BBR_HIGH_GAIN_DEFAULT));
+		bbr_gain_param(sk, BBR_PARAM_HIGH_GAIN_PPM,
+			       BBR_HIGH_GAIN_PPM_DEFAULT));
 }
 
 /* Pace using current bw estimate and a gain factor. Until the pipe is
@@ -491,8 +557,7 @@ static inline u32 bbr_packets_in_net_at_edt(struct sock *sk, u32 inflight_now)
  * extra_acked_max_us of bw; only once the pipe is full. */
 static inline u32 bbr_ack_aggregation_cwnd(struct sock *sk)
 {
-	u32 gain = bbr_u32_param(sk, BBR_PARAM_EXTRA_ACKED_GAIN,
-				 BBR_EXTRA_ACKED_GAIN_DEFAULT);
+	u32 gain = bbr_extra_acked_gain(sk);
 	u32 max_us = bbr_u32_param(sk, BBR_PARAM_EXTRA_ACKED_MAX_US,
 				   BBR_EXTRA_ACKED_MAX_US_DEFAULT);
 	u32 max_aggr_cwnd, aggr_cwnd = 0;
@@ -585,11 +650,11 @@ done:
 static inline u32 bbr_cycle_pacing_gain(struct sock *sk, u32 idx)
 {
 	if (idx == 0)
-		return bbr_gain_param(sk, BBR_PARAM_PROBE_UP_GAIN,
-				      BBR_PROBE_UP_GAIN_DEFAULT);
+		return bbr_gain_param(sk, BBR_PARAM_PROBE_UP_GAIN_PPM,
+				      BBR_PROBE_UP_GAIN_PPM_DEFAULT);
 	if (idx == 1)
-		return bbr_gain_param(sk, BBR_PARAM_PROBE_DOWN_GAIN,
-				      BBR_PROBE_DOWN_GAIN_DEFAULT);
+		return bbr_gain_param(sk, BBR_PARAM_PROBE_DOWN_GAIN_PPM,
+				      BBR_PROBE_DOWN_GAIN_PPM_DEFAULT);
 	return BBR_UNIT;
 }
 
@@ -613,16 +678,17 @@ static inline bool bbr_is_next_cycle_phase(struct sock *sk,
 
 	/* Probing (gain > 1): keep going past min_rtt until inflight actually
 	 * reached gain * BDP (slow on short paths), but give up on loss: a
-	 * shallow buffer may never hold that much. */
+	 * shallow buffer may never hold that much. (A derivative may make the
+	 * phase length a hard limit instead.) */
 	if (bbr->pacing_gain > BBR_UNIT)
 		return is_full_length &&
-			(rs->losses ||
+			(rs->losses || !BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk) ||
 			 inflight >= bbr_inflight(sk, bw, bbr->pacing_gain));
 
 	/* Draining (gain < 1): stop as soon as inflight is down to one BDP
 	 * (the probe's queue is gone; more would idle the link), or after
-	 * min_rtt at the latest. */
-	return is_full_length ||
+	 * min_rtt at the latest (unless a derivative insists on the BDP). */
+	return (is_full_length && !BBR_HOOK_DRAIN_UNTIL_BDP(sk)) ||
 		inflight <= bbr_inflight(sk, bw, BBR_UNIT);
 }
 
@@ -835,8 +901,7 @@ static inline void bbr_update_ack_aggregation(struct sock *sk,
 	u32 epoch_us, expected_acked, extra_acked;
 	struct bbr *bbr = bbr_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 gain = bbr_u32_param(sk, BBR_PARAM_EXTRA_ACKED_GAIN,
-				 BBR_EXTRA_ACKED_GAIN_DEFAULT);
+	u32 gain = bbr_extra_acked_gain(sk);
 
 	if (!gain || rs->acked_sacked <= 0 ||
 	    rs->delivered < 0 || rs->interval_us <= 0)
@@ -943,10 +1008,10 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bbr *bbr = bbr_ca(sk);
-	u32 win_ms = bbr_u32_param(sk, BBR_PARAM_MIN_RTT_WIN_SEC,
-				   BBR_MIN_RTT_WIN_SEC_DEFAULT) * MSEC_PER_SEC;
-	u32 probe_rtt_ms = bbr_u32_param(sk, BBR_PARAM_PROBE_RTT_MODE_MS,
-					 BBR_PROBE_RTT_MODE_MS_DEFAULT);
+	u32 win_ms = bbr_ms_param(sk, BBR_PARAM_MIN_RTT_WIN_US,
+				  BBR_MIN_RTT_WIN_US_DEFAULT);
+	u32 probe_rtt_ms = bbr_ms_param(sk, BBR_PARAM_PROBE_RTT_MODE_US,
+					BBR_PROBE_RTT_MODE_US_DEFAULT);
 	u32 min_target = bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 	bool filter_expired;
@@ -992,8 +1057,8 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 static inline void bbr_update_gains(struct sock *sk)
 {
 	struct bbr *bbr = bbr_ca(sk);
-	u32 high_gain = bbr_gain_param(sk, BBR_PARAM_HIGH_GAIN,
-				       BBR_HIGH_GAIN_DEFAULT);
+	u32 high_gain = bbr_gain_param(sk, BBR_PARAM_HIGH_GAIN_PPM,
+				       BBR_HIGH_GAIN_PPM_DEFAULT);
 
 	switch (bbr->mode) {
 	case BBR_STARTUP:
@@ -1001,15 +1066,15 @@ static inline void bbr_update_gains(struct sock *sk)
 		bbr->cwnd_gain = high_gain;
 		break;
 	case BBR_DRAIN:
-		bbr->pacing_gain = bbr_gain_param(sk, BBR_PARAM_DRAIN_GAIN,
-						  BBR_DRAIN_GAIN_DEFAULT);
+		bbr->pacing_gain = bbr_gain_param(sk, BBR_PARAM_DRAIN_GAIN_PPM,
+						  BBR_DRAIN_GAIN_PPM_DEFAULT);
 		bbr->cwnd_gain = high_gain;	/* keep cwnd */
 		break;
 	case BBR_PROBE_BW:
 		bbr->pacing_gain = bbr->lt_use_bw ? BBR_UNIT :
 				   bbr_cycle_pacing_gain(sk, bbr->cycle_idx);
-		bbr->cwnd_gain = bbr_gain_param(sk, BBR_PARAM_CWND_GAIN,
-						BBR_CWND_GAIN_DEFAULT);
+		bbr->cwnd_gain = bbr_gain_param(sk, BBR_PARAM_CWND_GAIN_PPM,
+						BBR_CWND_GAIN_PPM_DEFAULT);
 		break;
 	case BBR_PROBE_RTT:
 		bbr->pacing_gain = BBR_UNIT;

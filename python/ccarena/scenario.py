@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -101,6 +101,11 @@ class Bottleneck(_Strict):
     schedule: list[RateChange] = Field(default_factory=list)
 
 
+class RttChange(_Strict):
+    at: Instant
+    rtt: Time
+
+
 class Flow(_Strict):
     cc: str = Field(min_length=1)
     rtt: Time
@@ -108,6 +113,7 @@ class Flow(_Strict):
     stop: Time | None = None
     count: StrictInt = Field(default=1, ge=1, le=10_000)
     params: dict[str, Any] = Field(default_factory=dict)
+    rtt_schedule: list[RttChange] = Field(default_factory=list)
 
 
 class Scenario(_Strict):
@@ -121,36 +127,92 @@ class Scenario(_Strict):
 
 # --------------------------------------------------------------------------
 # Per-algorithm parameters. Each algorithm in cc/ declares a table of
-# tunables (CCA_PARAMS: name and default, in its own integer units, e.g.
-# BBR's gains in 1/256). SimConfig carries a flow's values as a u64 vector
-# indexed like that table; a scenario names them:
-#     params = { cwnd_gain = 512 }
+# tunables (CCA_PARAMS: name and default, as u64). The name's suffix gives
+# the unit, and the scenario key is the name without it:
+#     alpha_us   a time in us          alpha = "3ms"
+#     beta_ppm   a ratio in ppm        beta = 0.01  or  beta = "1%"
+#     first_cut  a plain integer       first_cut = 1
+# SimConfig carries a flow's values as a u64 vector indexed like the table.
+
+ParamKind = Literal["time", "fraction", "integer"]
+
+#: Unit suffixes of parameter names.
+PARAM_SUFFIXES: dict[str, Literal["time", "fraction"]] = {"_us": "time", "_ppm": "fraction"}
 
 
-def _param_table(cc: str) -> list[tuple[str, int]]:
+@dataclass(frozen=True)
+class ParamSpec:
+    """One tunable of an algorithm, as the scenario sees it."""
+
+    key: str  #: scenario key, e.g. "alpha"
+    name: str  #: name in the C table, e.g. "alpha_us"
+    kind: ParamKind
+    default: int  #: in the C table's unit (us, ppm, or plain)
+
+    def parse(self, value: object) -> int:
+        """The C table's integer for a scenario value; UnitError if bad."""
+        if self.kind == "time":
+            ns = units.parse_time(value, allow_zero=True)
+            if ns % 1000:
+                raise units.UnitError(f"{value!r} is not a whole number of microseconds (the parameter's resolution)")
+            raw = ns // 1000
+        elif self.kind == "fraction":
+            raw = units.fraction_to_ppm(units.parse_fraction(value), value)
+        else:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise units.UnitError(f"expected a non-negative integer, got {value!r}")
+            raw = value
+        if raw >= 1 << 64:
+            raise units.UnitError(f"{value!r} is too large (the parameter is a u64)")
+        return raw
+
+    def human(self, raw: int) -> str | float | int:
+        """The C table's integer in the scenario's units ("3ms", 0.01, 1)."""
+        if self.kind == "time":
+            return units.format_time(raw * 1000)
+        if self.kind == "fraction":
+            return units.format_fraction(raw)
+        return raw
+
+
+def param_specs(cc: str) -> list[ParamSpec]:
+    """The tunables of ``cc`` in index order, with their units."""
     from . import _core
 
-    return [(str(name), int(default)) for name, default in _core.cc_params(cc)]
+    specs = []
+    for name, default in _core.cc_params(cc):
+        key, kind = str(name), cast(ParamKind, "integer")
+        for suffix, suffix_kind in PARAM_SUFFIXES.items():
+            if key.endswith(suffix):
+                key, kind = key[: -len(suffix)], suffix_kind
+                break
+        specs.append(ParamSpec(key=key, name=str(name), kind=kind, default=int(default)))
+    return specs
 
 
-def _resolve_params(cc: str, params: Mapping[str, Any], path: str) -> list[int]:
-    """The flow's parameter vector: [] when none is set (all defaults),
-    else every entry of the table, defaults overridden by ``params``."""
+def _resolve_params(cc: str, params: Mapping[str, Any], path: str) -> tuple[list[int], dict[str, Any]]:
+    """The flow's parameter vector — [] when none is set (all defaults),
+    else every entry of the table, defaults overridden by ``params`` — and
+    the given parameters in human units for summary.json."""
     if not params:
-        return []
-    table = _param_table(cc)
-    names = [name for name, _ in table]
-    values = [default for _, default in table]
+        return [], {}
+    specs = param_specs(cc)
+    by_key = {spec.key: spec for spec in specs}
+    values = [spec.default for spec in specs]
+    human: dict[str, Any] = {}
     for key, value in params.items():
-        if key not in names:
-            known = ", ".join(names) if names else "none: this algorithm takes no parameters"
-            raise ScenarioError(f"{path}.{key}", f"unknown parameter for cc '{cc}' (known: {known})")
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
-            raise ScenarioError(
-                f"{path}.{key}", f"expected a non-negative integer in the algorithm's units, got {value!r}"
-            )
-        values[names.index(key)] = value
-    return values
+        spec = by_key.get(key)
+        if spec is None:
+            known = ", ".join(by_key) if by_key else "none: this algorithm takes no parameters"
+            hint = next((f"; did you mean '{s.key}'? keys have no unit suffix" for s in specs if s.name == key), "")
+            raise ScenarioError(f"{path}.{key}", f"unknown parameter for cc '{cc}' (known: {known}){hint}")
+        try:
+            raw = spec.parse(value)
+        except units.UnitError as err:
+            raise ScenarioError(f"{path}.{key}", str(err)) from None
+        values[specs.index(spec)] = raw
+        human[key] = spec.human(raw)
+    return values, human
 
 
 # --------------------------------------------------------------------------
@@ -302,6 +364,20 @@ def _unit(path: str, parse, value):
         raise ScenarioError(path, str(err)) from None
 
 
+def _resolve_rtt_schedule(changes: list[RttChange], path: str, duration_ns: int) -> list[dict[str, int]]:
+    """A flow's base-RTT changes as ``RttChange`` entries of SimConfig."""
+    out: list[dict[str, int]] = []
+    for j, change in enumerate(changes):
+        here = f"{path}[{j}]"
+        at_ns = _unit(f"{here}.at", lambda v: units.parse_time(v, allow_zero=True), change.at)
+        if at_ns >= duration_ns:
+            raise ScenarioError(f"{here}.at", "at or after the end of the run")
+        if out and at_ns <= out[-1]["at_ns"]:
+            raise ScenarioError(f"{here}.at", "RTT changes must be in increasing time order")
+        out.append({"at_ns": at_ns, "rtt_ns": _unit(f"{here}.rtt", units.parse_time, change.rtt)})
+    return out
+
+
 def resolve(
     doc: Mapping[str, Any],
     *,
@@ -326,6 +402,7 @@ def resolve(
 
     # Flows first: the BDP unit depends on their RTTs.
     flows: list[dict[str, Any]] = []
+    params_human: dict[int, dict[str, Any]] = {}
     for i, flow in enumerate(model.flow):
         path = f"flow[{i}]"
         if flow.cc not in known:
@@ -339,8 +416,16 @@ def resolve(
             stop_ns = _unit(f"{path}.stop", units.parse_time, flow.stop)
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
-        params = _resolve_params(flow.cc, flow.params, f"{path}.params")
-        entry = {"cc": flow.cc, "rtt_ns": rtt_ns, "start_ns": start_ns, "stop_ns": stop_ns, "params": params}
+        params, params_human[i] = _resolve_params(flow.cc, flow.params, f"{path}.params")
+        rtt_schedule = _resolve_rtt_schedule(flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns)
+        entry = {
+            "cc": flow.cc,
+            "rtt_ns": rtt_ns,
+            "start_ns": start_ns,
+            "stop_ns": stop_ns,
+            "params": params,
+            "rtt_schedule": rtt_schedule,
+        }
         flows.extend(copy.deepcopy(entry) for _ in range(flow.count))
 
     bn = model.bottleneck
@@ -425,6 +510,8 @@ def resolve(
     human["output"] = {"interval": units.format_time(interval_ns)}
     human["bottleneck"]["buffer_bytes"] = buffer_bytes
     human["bottleneck"]["bdp_bytes"] = bdp
+    for i, flow_params in params_human.items():
+        human["flow"][i]["params"] = flow_params
     return ResolvedScenario(name=name, model=model, human=human, config=config)
 
 

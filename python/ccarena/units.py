@@ -8,6 +8,10 @@ full-sized packet on the wire (1448 B payload + 66 B headers = 1514 B).
 rate and the flows' RTTs, so :func:`parse_size` returns a :class:`Size`
 that :mod:`ccarena.scenario` resolves.
 
+Fractions (dimensionless ratios such as a gain or a slack) are a number
+(``0.01``, ``2.5``) or a percentage string (``"1%"``); per-algorithm
+parameters carry them as integer parts per million.
+
 Every parser raises :class:`UnitError` with a message meant for a person;
 the caller adds the field path.
 """
@@ -61,6 +65,10 @@ SIZE_UNITS_BYTES: dict[str, int] = {
 BDP_UNITS = ("bdp", "BDP")
 
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-zµ]+)\s*$")
+_PERCENT = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*%\s*$")
+
+#: A fraction of 1.0 in parts per million (the unit of ``_ppm`` parameters).
+PPM = 1_000_000
 
 
 class UnitError(ValueError):
@@ -165,3 +173,37 @@ def format_size(nbytes: int) -> str:
         if nbytes % scale == 0:
             return f"{nbytes // scale}{unit}"
     return f"{nbytes}B"
+
+
+def parse_fraction(value: object) -> Decimal:
+    """A dimensionless ratio >= 0: a number (``0.01``, ``2.5``) or a
+    percentage string (``"1%"``, ``"0.5 %"``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise UnitError(f"expected a number like 0.01 or a percentage like '1%', got {value!r}")
+    if isinstance(value, str):
+        match = _PERCENT.match(value)
+        if match is None:
+            raise UnitError(f"malformed fraction {value!r} (expected a number like 0.01 or a percentage like '1%')")
+        fraction = Decimal(match.group(1)) / 100
+    else:
+        # Through str(): 0.01 is Decimal("0.01"), not the binary float's digits.
+        fraction = Decimal(str(value))
+        if not fraction.is_finite():
+            raise UnitError(f"expected a finite number, got {value!r}")
+    if fraction < 0:
+        raise UnitError(f"must be >= 0, got {value!r}")
+    return fraction
+
+
+def fraction_to_ppm(fraction: Decimal, text: object) -> int:
+    """A ratio in integer parts per million (rounded); a positive ratio
+    below the 1 ppm resolution is an error rather than a silent 0."""
+    ppm = _to_int(fraction * PPM)
+    if ppm == 0 and fraction > 0:
+        raise UnitError(f"{text!r} is below the 1 ppm (0.0001%) resolution")
+    return ppm
+
+
+def format_fraction(ppm: int) -> float:
+    """ppm -> the ratio as a number (10000 -> 0.01)."""
+    return ppm / PPM

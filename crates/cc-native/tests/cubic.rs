@@ -31,7 +31,7 @@ fn params_without_hystart() -> Vec<u64> {
 fn parameter_table_has_linux_defaults() {
     let cubic = lookup("cubic").unwrap();
     let get = |n: &str| cubic.params()[cubic.param_index(n).unwrap()].default;
-    assert_eq!(get("beta"), 717);
+    assert_eq!(get("beta_ppm"), 700_195); // 717/1024, Linux's beta
     assert_eq!(get("bic_scale"), 41);
     assert_eq!(get("hystart_low_window"), 16);
     assert_eq!(get("hystart_ack_delta_us"), 2000);
