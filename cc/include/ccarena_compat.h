@@ -335,9 +335,15 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
  */
 #define CCA_MAX_PARAMS 16
 
-/* One row of an algorithm's parameter table (native export only). */
+/*
+ * One row of an algorithm's parameter table (native export only). The name
+ * carries the unit as a suffix, which the scenario front end reads: "_us" a
+ * time in us (scenario: alpha = "3ms"), "_ppm" a ratio in parts per million
+ * (scenario: beta = 0.01 or "1%"), none a plain integer. The scenario key is
+ * the name without its suffix.
+ */
 struct ccarena_param {
-	const char *name;	/* scenario key, e.g. "cwnd_gain" */
+	const char *name;	/* e.g. "alpha_us", "cwnd_gain_ppm", "first_cut" */
 	u64 dflt;		/* value used when the scenario does not set it */
 };
 

@@ -14,7 +14,9 @@ def cc_names() -> list[str]:
 
 def cc_params(name: str) -> list[tuple[str, int]]:
     """Tunables of congestion control ``name`` in index order, as
-    ``(scenario key, default)`` in the algorithm's own integer units.
+    ``(C name, default)``; the C name's suffix gives the unit (``_us``
+    microseconds, ``_ppm`` parts per million, none: a plain integer) and the
+    scenario key is the name without it.
     Raises ``ValueError`` for an unknown name."""
 
 def version() -> str:
