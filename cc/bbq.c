@@ -101,8 +101,11 @@
  *       the case above) is still 26x what 1% hides from a 50 ms flow.
  *   first_cut = 0     1: the paper's failed first cut (Sec. V-A, Fig. 12)
  *       instead of BBQ: BBR whose draining (3/4) phase lasts until inflight
- *       is down to one up-to-date BDP (bw * MinRTT + quantisation budget,
- *       BBR's own target), with no MinRTT time limit, and no probing cap.
+ *       is down to exactly one up-to-date BDP (bw * MinRTT, without BBR's
+ *       quantisation budget: the paper's "exactly", and its bound "a queue
+ *       above MinRTT/3 makes it impossible", 0.75 * bw * (MinRTT + Q) <=
+ *       bw * MinRTT, holds only for the bare BDP), with no MinRTT time
+ *       limit, and no probing cap.
  *       It leaves no backlog after each probe, but under a queue of more
  *       than MinRTT/3 a 3/4 pacing gain can never bring inflight to one
  *       BDP, so a short flow stays trapped in draining while its max-bw

@@ -159,10 +159,10 @@ def test_first_cut_traps_the_short_flow_in_draining_and_does_not_fix_fairness():
     # Sec. V-A / Fig. 12: draining to one BDP at gain 3/4 cannot succeed
     # while the queue exceeds MinRTT/3 (3.3 ms for the 10 ms flow), so the
     # 10 ms flow spends most of its time in the drain phase while its
-    # max-bw filter expires. Measured: 60-73% of its ProbeBW samples at
-    # 3/4 per 10 s (BBQ: ~13%), share 15.8-16.6% (seeds 1-3), against
-    # BBQ's 45-51%. The paper found the first cut even below BBR (BBR:
-    # 6.7%); here it lands above BBR's 7% but far below a fair share:
+    # max-bw filter expires. Measured: ~70% of its samples at 3/4 (BBQ:
+    # ~13%), share 11.9-13.9% (seeds 1-3), against BBQ's 45-51%. The
+    # paper found the first cut even below BBR (BBR: 6.7%); here it lands
+    # above BBR's 7% but far below a fair share:
     # "of little help", not the fix (see docs/algorithms.md, "bbq").
     first_cut = run(FIRST_CUT)
     assert drain_fraction(first_cut, 0) >= 0.5

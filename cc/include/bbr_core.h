@@ -100,8 +100,10 @@
  *                                    until inflight reaches gain * BDP or a
  *                                    loss; false: the length is a hard cap.
  *   BBR_HOOK_DRAIN_UNTIL_BDP(sk)     false (default): a draining (gain < 1)
- *                                    phase ends at inflight <= BDP or after
- *                                    its length; true: only at the BDP.
+ *                                    phase ends at inflight <= BDP + the
+ *                                    quantisation budget or after its
+ *                                    length; true: only at inflight <=
+ *                                    exactly bw * min_rtt.
  *   BBR_EXT_FIELDS                   members appended to struct bbr (the
  *                                    _Static_assert guards the 104 bytes;
  *                                    BBR's own fields use 100, so 4 bytes
@@ -685,11 +687,15 @@ static inline bool bbr_is_next_cycle_phase(struct sock *sk,
 			(rs->losses || !BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk) ||
 			 inflight >= bbr_inflight(sk, bw, bbr->pacing_gain));
 
+	/* A derivative may insist on draining to exactly one BDP, however
+	 * long that takes (the BBQ paper's first cut). */
+	if (BBR_HOOK_DRAIN_UNTIL_BDP(sk))
+		return inflight <= bbr_bdp(sk, bw, BBR_UNIT);
+
 	/* Draining (gain < 1): stop as soon as inflight is down to one BDP
 	 * (the probe's queue is gone; more would idle the link), or after
-	 * min_rtt at the latest (unless a derivative insists on the BDP). */
-	return (is_full_length && !BBR_HOOK_DRAIN_UNTIL_BDP(sk)) ||
-		inflight <= bbr_inflight(sk, bw, BBR_UNIT);
+	 * min_rtt at the latest. */
+	return is_full_length || inflight <= bbr_inflight(sk, bw, BBR_UNIT);
 }
 
 static inline void bbr_advance_cycle_phase(struct sock *sk)
