@@ -14,3 +14,8 @@ class ScenarioError(ValueError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+    def __reduce__(self):
+        # Rebuild from both fields, so the error survives pickling (e.g.
+        # coming back from a worker process of an experiment).
+        return (type(self), (self.path, self.problem))

@@ -1,0 +1,182 @@
+"""bbq-fig8-11: the deep dive into Fig. 1's BBR run, 12-22 s, at 10 ms
+telemetry: goodput (Fig. 8), RTT (Fig. 9), per-flow queue share (Fig. 10),
+cwnd and in-flight (Fig. 11).
+
+The paper's account (Sec. IV-A): when the 50 ms flow's MinRTT expires it
+enters ProbeRTT; the queue dips and "the 10-ms RTT flow detects a new
+MaxBw and reclaims all the available bandwidth"; "When the 50-ms RTT flow
+returns to ProbeBw, the 10-ms RTT flow is quickly overwhelmed" (Fig. 8).
+"After the 50-ms RTT flow exits ProbeRTT, the RTTs of both flows explode
+until the surging inflight is bounded by CWND" (Fig. 9). "The 10-ms RTT
+flow quickly occupies all queue slots when its competitor enters ProbeRTT
+... when the 50-ms RTT flow returns to ProbeBw, the 10-ms RTT flow quickly
+recedes" (Fig. 10). "The 10-ms RTT flow has its inflight CWND-bounded,
+whereas the 50-ms RTT flow can still inflate inflight" (Fig. 11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from . import bbq_paper as paper
+from . import compare, traces
+from .common import DEEP_COLUMNS, key
+from .figures import Line, Panel, time_panels
+from .framework import Experiment, Figure, Outcome, Report, RunSpec
+
+WINDOW = (12.0, 22.0)
+DURATION_S = 30
+INTERVAL = "10ms"
+#: Goodput a 100 Mbit/s link can carry: payload / wire bytes.
+LINK_GOODPUT_MBPS = 100 * 1448 / 1514
+#: Samples (10 ms) in the trailing mean used for goodput (50 ms).
+SMOOTH = 5
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    doc = paper.scenario([paper.flow("bbr", paper.SHORT_MS), paper.flow("bbr", paper.LONG_MS)], quick=quick,
+                         seed=paper.SEEDS[0], duration=DURATION_S, window=(10, DURATION_S), interval=INTERVAL)
+    return [RunSpec(key("bbr", paper.SEEDS[0]), doc, DEEP_COLUMNS, ("queue_delay_ms", "queue_bytes"))]
+
+
+def _probe_rtt(run: Outcome, flow: int, lo: float, hi: float) -> tuple[float, float] | None:
+    t = run.t_s
+    eps = [e for e in traces.episodes(t, run.flow["cc_mode"][flow] == traces.PROBE_RTT) if lo <= e[0] < hi]
+    return eps[0] if eps else None
+
+
+def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
+    run = outcomes[key("bbr", paper.SEEDS[0])]
+    t = run.t_s
+    f = run.flow
+    lo, hi = WINDOW
+    rep = Report(setup=list(paper.SETUP[:1]))
+    rep.setup += [
+        "Fig. 1's BBR run (seed 1) with 10 ms telemetry, looked at from 12 to 22 s as in the paper. "
+        "Goodput is a 50 ms trailing mean; cwnd, in-flight, RTT and per-flow queue bytes are sampled every 10 ms.",
+        "\"cwnd-limited\" = in-flight within 2 packets of cwnd at a sample.",
+    ]
+    long_prt = _probe_rtt(run, 1, lo, hi)
+    short_prt = _probe_rtt(run, 0, lo - 1, hi)
+    goodput = np.vstack([traces.trailing_mean(f["goodput_mbps"][i], SMOOTH) for i in (0, 1)])
+    queue = f["queue_bytes"]
+    total_q = queue.sum(axis=0)
+    short_qshare = np.divide(queue[0], total_q, out=np.full_like(total_q, np.nan), where=total_q > 0)
+
+    if long_prt is None:
+        rep.comparisons.append(compare.claim("the 50 ms flow enters ProbeRTT between 12 and 22 s", "yes (Fig. 8)",
+                                             "no", False, reason="no ProbeRTT of the 50 ms flow in the window."))
+        return rep
+    s, e = long_prt
+    rep.numbers["long_probe_rtt_start_s"] = s
+    rep.numbers["long_probe_rtt_end_s"] = e
+    if short_prt is not None:
+        rep.numbers["short_probe_rtt_start_s"] = short_prt[0]
+        rep.numbers["short_probe_rtt_end_s"] = short_prt[1]
+    before = traces.window(t, lo, s - 0.5)
+    during = traces.window(t, s, e + 0.3)
+    after = traces.window(t, e + 1.0, e + 2.0)
+    peak = float(goodput[0][during].max())
+    short_before = float(goodput[0][before].mean())
+    short_after = float(goodput[0][after].mean())
+    rep.numbers.update({"short_goodput_before_mbps": short_before, "short_goodput_peak_mbps": peak,
+                        "short_goodput_after_mbps": short_after})
+
+    rtt = f["rtt_ms"]
+    rtt_at_exit = [float(np.nanmin(rtt[i][traces.window(t, s, e + 0.1)])) for i in (0, 1)]
+    rtt_peak = [float(np.nanmax(rtt[i][traces.window(t, e, e + 2.0)])) for i in (0, 1)]
+    rep.numbers.update({"short_rtt_min_probe_ms": rtt_at_exit[0], "short_rtt_peak_after_ms": rtt_peak[0],
+                        "long_rtt_min_probe_ms": rtt_at_exit[1], "long_rtt_peak_after_ms": rtt_peak[1]})
+
+    def byte_share(sel: np.ndarray) -> float:
+        return float(queue[0][sel].sum() / max(total_q[sel].sum(), 1.0))
+
+    during_q = traces.window(t, s, e + 0.3)
+    qshare_during = byte_share(during_q)
+    qshare_after = byte_share(traces.window(t, e + 1.0, hi))
+    queue_in_probe = float(total_q[traces.window(t, s, e)].mean() / 1514)
+    rep.numbers.update({"short_queue_share_during": qshare_during, "short_queue_share_after": qshare_after})
+
+    probe_bw = traces.window(t, lo, hi) & (f["cc_mode"][0] == traces.PROBE_BW) & (f["cc_mode"][1] == traces.PROBE_BW)
+    limited = [traces.fraction(traces.cwnd_limited(f["cwnd"][i], f["inflight"][i]), probe_bw) for i in (0, 1)]
+    rep.numbers.update({"short_cwnd_limited": limited[0], "long_cwnd_limited": limited[1]})
+
+    sync = ""
+    alone = e - s
+    if short_prt is not None:
+        alone = max(0.0, e - max(short_prt[1], s))
+        sync = (f" Our 10 ms flow enters ProbeRTT too, at {short_prt[0]:.2f} s: both flows' min-RTT filters were last "
+                "refreshed by the same drained queue at the previous ProbeRTT, so they expire together. It leaves "
+                f"ProbeRTT at {short_prt[1]:.2f} s, which leaves it {1000 * alone:.0f} ms alone on the link before the "
+                f"50 ms flow returns at {e:.2f} s.")
+    rep.numbers["short_alone_s"] = alone
+    cwnd_grow = (float(np.nanmin(f["cwnd"][0][traces.window(t, e - alone, e)])) if alone > 0 else float("nan"),
+                 float(np.nanmax(f["cwnd"][0][traces.window(t, e - alone, e + 0.05)])) if alone > 0 else float("nan"))
+    rep.comparisons += [
+        compare.claim("the 50 ms flow enters ProbeRTT in 12-22 s", "yes", f"{s:.2f}-{e:.2f} s", True),
+        compare.claim("the 10 ms flow reclaims the link while the 50 ms flow is in ProbeRTT",
+                      "\"reclaims all the available bandwidth\" (we test >= 80% of the link)",
+                      f"peak {peak:.1f} Mbit/s (50 ms mean; {short_before:.1f} before)",
+                      peak >= 0.8 * LINK_GOODPUT_MBPS,
+                      reason=(f"the peak is {100 * peak / LINK_GOODPUT_MBPS:.0f}% of the link.{sync} In that time its "
+                              f"cwnd grows from {cwnd_grow[0]:.0f} to {cwnd_grow[1]:.0f} packets (it is cwnd-limited, "
+                              "and each round's higher delivery rate raises its bandwidth estimate and so its "
+                              "2-BDP cwnd), not enough to fill the link before the 50 ms flow is back. In the "
+                              "paper's trace the 10 ms flow was evidently not in ProbeRTT at the same time.")),
+        compare.claim("back in ProbeBW, the 50 ms flow overwhelms the 10 ms flow again",
+                      "\"quickly overwhelmed\" (we test < 25% of the link 1-2 s after)",
+                      f"{short_after:.1f} Mbit/s", short_after < 0.25 * LINK_GOODPUT_MBPS),
+        compare.claim("RTTs of both flows grow after the 50 ms flow's ProbeRTT", "\"explode\" (we test > 2x base)",
+                      f"10 ms flow {rtt_at_exit[0]:.0f} -> {rtt_peak[0]:.0f} ms, 50 ms flow {rtt_at_exit[1]:.0f} -> "
+                      f"{rtt_peak[1]:.0f} ms", rtt_peak[0] > 2 * paper.SHORT_MS and rtt_peak[1] > 1.3 * paper.LONG_MS),
+        compare.claim("the 10 ms flow holds most of the queue around the 50 ms flow's ProbeRTT",
+                      "\"occupies all queue slots\" (we test > 50% of queued bytes)", f"{100 * qshare_during:.0f}%",
+                      qshare_during > 0.5,
+                      reason=(f"the queue holds {queue_in_probe:.1f} packets on average while the 50 ms flow is in "
+                              "ProbeRTT (both flows are, most of that time), and when the 50 ms flow returns the "
+                              "10 ms flow has had only "
+                              f"{1000 * alone:.0f} ms to raise its rate (previous row), so the queue that builds "
+                              "from then on is mostly the 50 ms flow's.")),
+        compare.claim("then its queue share recedes", "\"quickly recedes\" (we test < 20%)",
+                      f"{100 * qshare_after:.0f}%", qshare_after < 0.2),
+        compare.claim("the 10 ms flow is cwnd-limited in ProbeBW", "\"CWND-bounded\" (we test > 80% of samples)",
+                      f"{100 * limited[0]:.0f}% of samples", limited[0] > 0.8),
+        compare.claim("the 50 ms flow is not", "\"can still inflate inflight\" (we test < 20%)",
+                      f"{100 * limited[1]:.0f}% of samples", limited[1] < 0.2),
+    ]
+
+    if fig_dir is not None:
+        span = [(s, e, "50 ms flow in ProbeRTT")]
+        labels = ("10 ms", "50 ms")
+        common = {"xlim": WINDOW, "spans": span}
+        time_panels(fig_dir / "fig8.png", "Fig. 8: goodput of the two BBR flows, 12-22 s (50 ms mean)", t,
+                    [Panel("goodput (Mbit/s)", [Line(labels[i], goodput[i]) for i in (0, 1)])], **common, height=3.2)
+        time_panels(fig_dir / "fig9.png", "Fig. 9: RTT of the two BBR flows, 12-22 s", t,
+                    [Panel("RTT (ms)", [Line(labels[i], rtt[i]) for i in (0, 1)])], **common, height=3.2)
+        time_panels(fig_dir / "fig10.png", "Fig. 10: per-flow bytes in the bottleneck queue, 12-22 s", t,
+                    [Panel("queued (packets)", [Line(labels[i], queue[i] / 1514) for i in (0, 1)]),
+                     Panel("10 ms flow's share of the queue (%)", [Line("10 ms", 100 * short_qshare)], ymax=100)],
+                    **common)
+        time_panels(fig_dir / "fig11.png", "Fig. 11: cwnd and in-flight of the two BBR flows, 12-22 s", t,
+                    [Panel(f"{labels[i]} flow (packets)",
+                           [Line("cwnd", f["cwnd"][i]), Line("in-flight", f["inflight"][i], style={"linewidth": 0.7})])
+                     for i in (0, 1)], **common)
+        rep.figures += [
+            Figure("fig8.png", "the paper's Fig. 8: goodput, 12-22 s"),
+            Figure("fig9.png", "the paper's Fig. 9: RTT samples, 12-22 s"),
+            Figure("fig10.png", "the paper's Fig. 10: per-flow queue occupancy and the 10 ms flow's share of it"),
+            Figure("fig11.png", "the paper's Fig. 11: cwnd and in-flight of each flow"),
+        ]
+    return rep
+
+
+EXPERIMENT = Experiment(
+    name="bbq-fig8-11",
+    figure="Figs. 8-11",
+    summary="deep dive into Fig. 1's BBR run, 12-22 s: goodput, RTT, per-flow queue share, cwnd and in-flight",
+    runs=runs,
+    analyse=analyse,
+)

@@ -1,0 +1,57 @@
+"""Helpers shared by the experiment modules: run keys, per-seed
+aggregation, the per-point data table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from .framework import Outcome
+
+#: Telemetry the time-series figures use.
+GOODPUT_COLUMNS = ("goodput_mbps",)
+DEEP_COLUMNS = ("goodput_mbps", "cwnd", "inflight", "rtt_ms", "min_rtt_ms", "queue_bytes", "cc_mode",
+                "pacing_gain", "bw_estimate_mbps")
+
+#: Display names of the algorithms in tables and legends.
+LABEL = {"bbr": "BBR", "bbq": "BBQ", "bbq-first-cut": "first cut (Sec. V-A)"}
+
+
+def key(cc: str, seed: int, **point: object) -> str:
+    """``cc/name=value/.../seed=N``: one run of a sweep point."""
+    parts = [cc] + [f"{name}={value}" for name, value in point.items()] + [f"seed={seed}"]
+    return "/".join(parts)
+
+
+def runs_of(outcomes: Mapping[str, Outcome], cc: str, seeds: Sequence[int], **point: object) -> list[Outcome]:
+    return [outcomes[key(cc, seed, **point)] for seed in seeds]
+
+
+def values(runs: Sequence[Outcome], measure: Callable[[Outcome], float]) -> list[float]:
+    return [float(measure(run)) for run in runs]
+
+
+def mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def cwnd_limited_fraction(run: Outcome, flow: int, lo: float, hi: float) -> float:
+    """Fraction of the flow's samples in (lo, hi] where in-flight is at
+    cwnd (needs the cwnd and inflight columns)."""
+    from . import traces
+
+    sel = traces.window(run.t_s, lo, hi)
+    return traces.fraction(traces.cwnd_limited(run.flow["cwnd"][flow], run.flow["inflight"][flow]), sel)
+
+
+#: Columns a sweep keeps so that its report can say why a point differs.
+EVIDENCE_COLUMNS = ("cwnd", "inflight")

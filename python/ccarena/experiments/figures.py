@@ -1,0 +1,241 @@
+"""The few kinds of figure the experiments draw (matplotlib, Agg, PNG).
+
+- :func:`time_panels`: stacked panels over time (goodput, RTT, queue ...);
+- :func:`sweep`: a quantity against a swept parameter, mean and seed range;
+- :func:`grouped_bars`: one bar per series in each group;
+- :func:`heatmaps`: side-by-side heat maps on a shared colour scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DPI = 110
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    _pyplot().close(fig)
+
+
+@dataclass
+class Line:
+    label: str
+    y: np.ndarray
+    t: np.ndarray | None = None  # default: the panel's time axis
+    style: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Panel:
+    ylabel: str
+    lines: list[Line]
+    ymin: float | None = 0.0
+    ymax: float | None = None
+    step: bool = False  # draw as steps (gains, modes)
+    logy: bool = False
+
+
+def time_panels(
+    path: Path,
+    title: str,
+    t: np.ndarray,
+    panels: Sequence[Panel],
+    *,
+    xlim: tuple[float, float] | None = None,
+    spans: Sequence[tuple[float, float, str]] = (),
+    marks: Sequence[tuple[float, str]] = (),
+    height: float = 2.4,
+) -> None:
+    """Stacked panels sharing the time axis; ``spans`` shade (lo, hi, label)
+    ranges, ``marks`` draw labelled vertical lines."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=(10, 1.2 + height * len(panels)), squeeze=False)
+    for ax, panel in zip(axes[:, 0], panels):
+        for line in panel.lines:
+            x = t if line.t is None else line.t
+            style = {"linewidth": 1.0, **line.style}
+            label = line.label or "_nolegend_"
+            if panel.step:
+                ax.step(x, line.y, where="pre", label=label, **style)
+            else:
+                ax.plot(x, line.y, label=label, **style)
+        ax.set_ylabel(panel.ylabel)
+        if panel.logy:
+            ax.set_yscale("log")
+        elif panel.ymin is not None or panel.ymax is not None:
+            ax.set_ylim(bottom=panel.ymin, top=panel.ymax)
+        ax.grid(True, linewidth=0.3)
+        if sum(1 for line in panel.lines if line.label) > 1:
+            ax.legend(loc="upper right", fontsize="small")
+        for lo, hi, label in spans:
+            ax.axvspan(lo, hi, color="tab:gray", alpha=0.12, linewidth=0)
+        for x, label in marks:
+            ax.axvline(x, color="dimgray", linewidth=0.8, linestyle="--")
+    top = axes[0, 0]
+    for lo, hi, label in spans:
+        if label:
+            top.text(lo, 1.01, label, transform=top.get_xaxis_transform(), fontsize="x-small", color="dimgray")
+    for x, label in marks:
+        if label:
+            top.text(x, 1.01, f" {label}", transform=top.get_xaxis_transform(), fontsize="x-small", color="dimgray")
+    if xlim is not None:
+        top.set_xlim(*xlim)
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.suptitle(title, fontsize="medium")
+    _save(fig, path)
+
+
+@dataclass
+class Series:
+    label: str
+    mean: Sequence[float]
+    lo: Sequence[float] | None = None
+    hi: Sequence[float] | None = None
+    style: dict[str, Any] = field(default_factory=dict)
+
+
+def _errors(series: Series) -> np.ndarray | None:
+    if series.lo is None or series.hi is None:
+        return None
+    mean = np.asarray(series.mean, dtype=float)
+    return np.vstack([mean - np.asarray(series.lo, dtype=float), np.asarray(series.hi, dtype=float) - mean])
+
+
+def _sparse_log_labels(x: Sequence[float], min_gap: float = 0.06) -> list[str]:
+    """Tick labels on a log axis, leaving out those closer than ``min_gap``
+    of the axis width to the last one labelled (800 next to 1000)."""
+    span = np.log(max(x) / min(x)) or 1.0
+    labels: list[str] = []
+    last: float | None = None
+    for i, v in enumerate(x):
+        crowded = last is not None and np.log(v / last) / span < min_gap
+        nearly_last = i < len(x) - 1 and np.log(x[-1] / v) / span < min_gap
+        labels.append("" if crowded or nearly_last else f"{v:g}")
+        if labels[-1]:
+            last = v
+    return labels
+
+
+def sweep(
+    path: Path,
+    title: str,
+    x: Sequence[float],
+    series: Sequence[Series],
+    *,
+    xlabel: str,
+    ylabel: str,
+    logx: bool = False,
+    hline: tuple[float, str] | None = None,
+    ylim: tuple[float, float] | None = (0.0, 100.0),
+) -> None:
+    """Each series' mean against ``x``, with its seed range as error bars."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    for s in series:
+        ax.errorbar(x, s.mean, yerr=_errors(s), marker="o", capsize=3, linewidth=1.2, label=s.label, **s.style)
+    if hline is not None:
+        ax.axhline(hline[0], color="dimgray", linestyle="--", linewidth=0.8, label=hline[1])
+    if logx:
+        ax.set_xscale("log")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(_sparse_log_labels(x))
+        ax.minorticks_off()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.grid(True, linewidth=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(title, fontsize="medium")
+    _save(fig, path)
+
+
+def grouped_bars(
+    path: Path,
+    title: str,
+    groups: Sequence[str],
+    series: Sequence[Series],
+    *,
+    ylabel: str,
+    xlabel: str = "",
+    hline: tuple[float, str] | None = None,
+    ylim: tuple[float, float] | None = (0.0, 100.0),
+) -> None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(groups) + 2), 4.6))
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(groups))
+    for i, s in enumerate(series):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, s.mean, width, yerr=_errors(s), capsize=3,
+               label=s.label, **s.style)
+    if hline is not None:
+        ax.axhline(hline[0], color="dimgray", linestyle="--", linewidth=0.8, label=hline[1])
+    ax.set_xticks(x)
+    ax.set_xticklabels(groups)
+    ax.set_ylabel(ylabel)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.grid(True, axis="y", linewidth=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(title, fontsize="medium")
+    _save(fig, path)
+
+
+def heatmaps(
+    path: Path,
+    title: str,
+    rows: Sequence[float],
+    cols: Sequence[float],
+    maps: Sequence[tuple[str, np.ndarray]],
+    *,
+    row_label: str,
+    col_label: str,
+    value_label: str,
+    vmin: float = 0.0,
+    vmax: float = 50.0,
+    cmap: str = "viridis",
+    fmt: str = ".0f",
+) -> None:
+    """One heat map per (title, values[rows, cols]) on one colour scale;
+    NaN cells are left blank; every cell is labelled with its value."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(maps), figsize=(4.6 * len(maps) + 1.2, 4.4), squeeze=False)
+    image = None
+    for ax, (name, values) in zip(axes[0], maps):
+        masked = np.ma.masked_invalid(values)
+        image = ax.imshow(masked, origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+        ax.set_xticks(range(len(cols)))
+        ax.set_xticklabels([f"{c:g}" for c in cols])
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([f"{r:g}" for r in rows])
+        ax.set_xlabel(col_label)
+        ax.set_ylabel(row_label)
+        ax.set_title(name, fontsize="medium")
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                if np.isfinite(values[i, j]):
+                    light = values[i, j] < vmin + 0.55 * (vmax - vmin)
+                    ax.text(j, i, format(values[i, j], fmt), ha="center", va="center", fontsize="small",
+                            color="white" if light else "black")
+    fig.colorbar(image, ax=list(axes[0]), label=value_label, shrink=0.9)
+    fig.suptitle(title, fontsize="medium")
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    plt.close(fig)

@@ -1,0 +1,149 @@
+"""What an experiment is: a named set of scenarios and an analysis.
+
+An :class:`Experiment` turns ``quick`` into a list of :class:`RunSpec`
+(scenario documents, each with the telemetry columns its figures need),
+and turns the finished runs (:class:`Outcome`, keyed by ``RunSpec.key``)
+into a :class:`Report`: the numbers it measured, the "paper vs ccarena"
+rows, notes on the setup, and the figures it drew. Running the specs is
+:mod:`.runner`'s job, writing the report :mod:`.report`'s; an experiment
+module only says what to simulate and what to make of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import units
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation of an experiment.
+
+    ``key`` is unique within the experiment (e.g. ``"bbr/rate=100Mbit/seed=1"``);
+    ``scenario`` a scenario document as a TOML file would give it;
+    ``flow_columns`` / ``link_columns`` the timeseries.parquet /
+    link.parquet columns the analysis needs (none: the summary only, which
+    keeps sweeps small).
+    """
+
+    key: str
+    scenario: Mapping[str, Any]
+    flow_columns: tuple[str, ...] = ()
+    link_columns: tuple[str, ...] = ()
+
+    @property
+    def cost(self) -> float:
+        """Relative cost, for scheduling the longest runs first: bottleneck
+        packets the run can carry (rate x duration), in millions."""
+        rate = units.parse_rate(self.scenario["bottleneck"]["rate"])
+        duration_s = units.parse_time(self.scenario["duration"]) / 1e9
+        flows = sum(int(f.get("count", 1)) for f in self.scenario["flow"])
+        return rate * duration_s / 8 / units.PACKET_WIRE_BYTES / 1e6 * (1 + 0.02 * flows)
+
+
+@dataclass
+class Outcome:
+    """A finished run, reduced to what the analysis asked for.
+
+    ``summary`` is the run's summary.json document. ``flow[col]`` is an
+    array of shape (flows, intervals) and ``t_s`` the intervals' end times;
+    ``link[col]`` is an array over the same intervals. ``wall_s`` is how
+    long the run took (reported in progress lines only, never in reports).
+    """
+
+    key: str
+    summary: dict[str, Any]
+    t_s: np.ndarray
+    flow: dict[str, np.ndarray]
+    link: dict[str, np.ndarray]
+    wall_s: float
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        return self.summary["flows"]
+
+    def share(self, index: int) -> float:
+        return float(self.flows[index]["share"])
+
+    def goodput(self, index: int) -> float:
+        return float(self.flows[index]["goodput_mbps"])
+
+    @property
+    def queue_delay_mean_ms(self) -> float:
+        value = self.summary["queue_delay_ms"]["mean"]
+        return float("nan") if value is None else float(value)
+
+    @property
+    def utilization(self) -> float:
+        value = self.summary["utilization"]
+        return float("nan") if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One row of the "paper vs ccarena" table.
+
+    ``agrees`` is None for a row that cannot be judged (the paper gives no
+    number, or the row is ours only); when it is False, ``reason`` says why
+    we believe we differ, from what the traces show.
+    """
+
+    quantity: str
+    paper: str
+    ours: str
+    spread: str = ""
+    agrees: bool | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    file: str
+    caption: str
+
+
+@dataclass
+class Report:
+    """What an experiment found: the text of report.md and results.json."""
+
+    comparisons: list[Comparison] = field(default_factory=list)
+    #: Flat name -> number map (results.json; what tests pin).
+    numbers: dict[str, float] = field(default_factory=dict)
+    #: Setup bullets: the paper's settings we used, and what we chose where it is silent.
+    setup: list[str] = field(default_factory=list)
+    #: Further Markdown sections: (heading, body).
+    sections: list[tuple[str, str]] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+
+    @property
+    def differences(self) -> list[Comparison]:
+        return [c for c in self.comparisons if c.agrees is False]
+
+
+#: analyse(outcomes, figure_dir or None, quick) -> Report. With a
+#: figure_dir the analysis draws its PNGs there; without, numbers only.
+Analyse = Callable[[Mapping[str, Outcome], Path | None, bool], Report]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    #: The paper's figure/table it reproduces ("Fig. 3, Fig. 14"), or "beyond the paper".
+    figure: str
+    #: One line for `ccarena reproduce --list`.
+    summary: str
+    runs: Callable[[bool], Sequence[RunSpec]]
+    analyse: Analyse
+
+    def specs(self, quick: bool) -> list[RunSpec]:
+        specs = list(self.runs(quick))
+        keys = [s.key for s in specs]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{self.name}: duplicate run keys")
+        return specs

@@ -1,0 +1,101 @@
+"""`ccarena reproduce`: run experiments and write their reports.
+
+All the runs of all the requested experiments go into one process pool
+(so `reproduce all` keeps every core busy to the end); the analyses then
+run one experiment at a time, each writing DIR/NAME/ atomically:
+report.md, results.json and its PNGs. `all` also writes DIR/index.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..rundir import atomic_dir, check_target
+from . import registry, report, runner
+from .framework import Experiment, Outcome, Report
+
+REPORT = "report.md"
+RESULTS = "results.json"
+INDEX = "index.md"
+
+
+def stderr_progress(done: int, total: int, key: str, wall_s: float) -> None:
+    width = len(str(total))
+    print(f"ccarena: [{done:>{width}}/{total}] {key}  {wall_s:.2f} s", file=sys.stderr, flush=True)
+
+
+def run_experiments(
+    experiments: Sequence[Experiment], *, quick: bool, jobs: int | None = None, progress: runner.Progress | None = None
+) -> dict[str, dict[str, Outcome]]:
+    """Simulate every run of every experiment; outcomes per experiment, by run key."""
+    specs = []
+    for exp in experiments:
+        specs += [dataclasses.replace(s, key=f"{exp.name}/{s.key}") for s in exp.specs(quick)]
+    outcomes = runner.execute(specs, jobs=jobs, progress=progress)
+    per_experiment: dict[str, dict[str, Outcome]] = {exp.name: {} for exp in experiments}
+    for key, outcome in outcomes.items():
+        name, _, run_key = key.partition("/")
+        outcome.key = run_key
+        per_experiment[name][run_key] = outcome
+    return per_experiment
+
+
+def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Report:
+    """Run one experiment and analyse it without writing anything or
+    drawing figures: its numbers and comparison rows (what tests pin)."""
+    exp = registry.get(name)
+    outcomes = run_experiments([exp], quick=quick, jobs=jobs)[exp.name]
+    return exp.analyse(outcomes, None, quick)
+
+
+def write_experiment(exp: Experiment, outcomes: dict[str, Outcome], out: Path, quick: bool) -> Report:
+    """Analyse and write DIR/NAME/ (all or nothing)."""
+    with atomic_dir(out / exp.name) as tmp:
+        rep = exp.analyse(outcomes, tmp, quick)
+        (tmp / REPORT).write_text(report.markdown(exp, rep, quick), encoding="utf-8")
+        (tmp / RESULTS).write_text(report.results_json(exp, rep, quick), encoding="utf-8")
+    return rep
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def reproduce(
+    names: Sequence[str],
+    out: Path,
+    *,
+    quick: bool = False,
+    jobs: int | None = None,
+    index: bool = False,
+    progress: runner.Progress | None = stderr_progress,
+) -> list[tuple[Experiment, Report]]:
+    """Run, analyse and write the named experiments under ``out``; with
+    ``index``, also ``out/index.md``. Unknown names raise ScenarioError
+    before anything runs."""
+    experiments = [registry.get(name) for name in names]
+    for exp in experiments:
+        check_target(out / exp.name)
+    jobs = runner.default_jobs() if jobs is None else jobs
+    started = time.perf_counter()
+    outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
+    done = [(exp, write_experiment(exp, outcomes[exp.name], out, quick)) for exp in experiments]
+    if index:
+        wall_s = time.perf_counter() - started
+        runs = sum(len(v) for v in outcomes.values())
+        _write_atomic(out / INDEX, report.index_markdown(done, quick, wall_s, runs, jobs))
+    return done

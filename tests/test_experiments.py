@@ -1,0 +1,134 @@
+"""`ccarena reproduce`: the experiment framework (listing, errors, reports,
+determinism), on --quick runs (a few seconds each)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ccarena import experiments
+from ccarena.experiments import compare, runner
+from ccarena.experiments.framework import RunSpec
+from conftest import run_cli
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+TABLE_HEADER = "| quantity | paper | ccarena | ccarena range | verdict |"
+
+
+def test_list_names_every_experiment_with_its_figure():
+    proc = run_cli("reproduce", "--list")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == experiments.names()
+    by_name = {exp.name: exp for exp in experiments.EXPERIMENTS}
+    for line in lines:
+        exp = by_name[line.split()[0]]
+        assert exp.figure in line and exp.summary in line
+    # Every figure and table of the BBQ paper is covered by some experiment.
+    covered = " ".join(exp.figure for exp in experiments.EXPERIMENTS)
+    for fig in ["Fig. 1", "Fig. 3", "Fig. 4", "Table I", "Fig. 5", "Fig. 6", "Fig. 7", "Figs. 8-11", "Fig. 12",
+                "Fig. 13", "Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"]:
+        assert fig in covered, fig
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (["bbq-fig99"], "reproduce: unknown experiment 'bbq-fig99'"),
+        (["bbq-fig1", "nope"], "reproduce: unknown experiment 'nope'"),
+        (["bbq-fig1", "--jobs", "0"], "--jobs: must be >= 1"),
+        (["all", "bbq-fig1"], "reproduce: 'all' runs every experiment"),
+        ([], "reproduce: name an experiment"),
+    ],
+)
+def test_bad_request_is_one_line_exit_2_and_writes_nothing(tmp_path, args, field):
+    proc = run_cli("reproduce", *args, "--out", tmp_path / "out")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"ccarena: error: {field}")
+    assert len(proc.stderr.splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def _report_numbers(text: str) -> list[str]:
+    return re.findall(r"\d+\.\d+", text)
+
+
+def test_quick_run_writes_report_with_table_figures_and_results(tmp_path):
+    proc = run_cli("reproduce", "bbq-fig1", "--quick", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "bbq-fig1"
+    report = (out / "report.md").read_text()
+    assert TABLE_HEADER in report
+    assert "--quick run" in report
+    # Every figure the report links exists and is a PNG.
+    linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
+    assert linked and all((out / name).read_bytes().startswith(PNG_MAGIC) for name in linked)
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == "bbq-fig1" and results["quick"] is True
+    assert 0 < results["numbers"]["bbr.short_share"] < 1
+    # The table is printed too, and progress goes to stderr, one line per run.
+    assert "BBR: 10 ms flow goodput" in proc.stdout
+    progress = [line for line in proc.stderr.splitlines() if re.match(r"ccarena: \[\s*\d+/\d+\] bbq-fig1/", line)]
+    runs = len(experiments.get("bbq-fig1").specs(quick=True))
+    assert len(progress) == runs
+    assert progress[-1].startswith(f"ccarena: [{runs}/{runs}]")
+
+
+def test_reports_are_deterministic_across_runs_and_job_counts(tmp_path):
+    first = run_cli("reproduce", "bbq-fig8-11", "bbq-fig4-table1", "--quick", "--jobs", "1", "--out", tmp_path / "a")
+    second = run_cli("reproduce", "bbq-fig8-11", "bbq-fig4-table1", "--quick", "--jobs", "2", "--out", tmp_path / "b")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    for name in ("bbq-fig8-11", "bbq-fig4-table1"):
+        a = (tmp_path / "a" / name / "report.md").read_text()
+        b = (tmp_path / "b" / name / "report.md").read_text()
+        assert a == b
+        assert _report_numbers(a)  # the report does carry numbers
+        results = [(tmp_path / run / name / "results.json").read_bytes() for run in ("a", "b")]
+        assert results[0] == results[1]
+
+
+def test_all_quick_writes_an_index_linking_every_report(tmp_path):
+    proc = run_cli("reproduce", "all", "--quick", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    index = (tmp_path / "index.md").read_text()
+    for name in experiments.names():
+        assert f"[{name}/report.md]({name}/report.md)" in index
+        assert TABLE_HEADER in (tmp_path / name / "report.md").read_text()
+    assert re.search(r"total wall time \d+\.\d s", index)
+
+
+def test_runner_reports_progress_once_per_run_and_keeps_requested_columns():
+    doc = {"duration": "2s", "bottleneck": {"rate": "10Mbit", "buffer": "100KB"},
+           "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "cubic", "rtt": "20ms"}]}
+    specs = [RunSpec("plain", doc), RunSpec("traced", doc, ("cwnd",), ("queue_bytes",))]
+    seen = []
+    outcomes = runner.execute(specs, jobs=1, progress=lambda k, n, key, wall: seen.append((k, n, key)))
+    assert [(k, n) for k, n, _ in seen] == [(1, 2), (2, 2)]
+    assert {key for _, _, key in seen} == {"plain", "traced"}
+    assert outcomes["plain"].flow == {} and outcomes["plain"].link == {}
+    traced = outcomes["traced"]
+    assert traced.flow["cwnd"].shape == (2, len(traced.t_s)) and len(traced.t_s) == 20
+    assert traced.link["queue_bytes"].shape == (20,)
+    assert outcomes["plain"].summary == traced.summary
+
+
+def test_agreement_is_the_seed_range_widened_by_the_tolerance():
+    # Paper 50%, ours 45-49% (mean 47%): |47 - 50| = 3 <= 3 + 2 -> agrees.
+    assert compare.share("x", 0.50, [0.45, 0.49, 0.47]).agrees is True
+    # Ours 40-42%: |41 - 50| = 9 > 3 + 1 -> differs.
+    row = compare.share("x", 0.50, [0.40, 0.42], reason="because")
+    assert row.agrees is False and row.ours == "41.0%" and row.spread == "40.0-42.0 (2 seeds)"
+    assert compare.bound("y", "< 10%", [0.08, 0.125], 0.10, below=True).agrees is True  # within 3 points
+    assert compare.bound("y", "< 10%", [0.08, 0.14], 0.10, below=True).agrees is False
+
+
+def test_a_failing_run_is_reported_with_its_key():
+    bad = {"duration": "2s", "bottleneck": {"rate": "10Mbit", "buffer": "100KB"},
+           "flow": [{"cc": "no-such-cc", "rtt": "10ms"}]}
+    good = {**bad, "flow": [{"cc": "bbr", "rtt": "10ms"}]}
+    for jobs in (1, 2):
+        with pytest.raises(runner.RunFailed, match=r"run broken failed: ScenarioError: .*no-such-cc"):
+            runner.execute([RunSpec("fine", good), RunSpec("broken", bad)], jobs=jobs)

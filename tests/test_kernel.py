@@ -1,0 +1,581 @@
+"""ccarena.kernel and `ccarena kernel`: our cc/*.c as BPF struct_ops in the
+running kernel.
+
+Three groups:
+- names, parameters and refusals, with prerequisites simulated by
+  monkeypatching (no root needed);
+- round trips that really register (root, BTF, Linux >= 6.10, clang,
+  bpftool), checked against /proc's list of available congestion controls;
+- real TCP traffic in network namespaces this module creates and deletes:
+  one cc_bbr flow over loopback, and our BBR against the kernel's built-in
+  bbr through a 100 Mbit/s HTB bottleneck.
+
+Every test that registers leaves the kernel as it found it (asserted), and
+every namespace it creates is deleted (asserted).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ccarena import _core, kernel
+from ccarena.cli import main
+from ccarena.kernel import owners, paths, prereqs, struct_ops
+
+REPO = Path(__file__).resolve().parent.parent
+OURS = sorted(p.stem for p in (REPO / "cc").glob("*.c"))
+AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+
+
+def _missing() -> list[str]:
+    missing = []
+    if os.geteuid() != 0:
+        missing.append("root")
+    if not Path("/sys/kernel/btf/vmlinux").exists():
+        missing.append("kernel BTF")
+    elif prereqs.kernel_version(prereqs.kernel_release()) < prereqs.MIN_KERNEL:
+        missing.append("Linux >= 6.10")
+    missing += [t for t in ("clang", "bpftool", "ip", "tc", "ss") if shutil.which(t) is None]
+    if not prereqs.LIBBPF_HEADER.exists():
+        missing.append("libbpf-dev")
+    return missing
+
+
+MISSING = _missing()
+needs_kernel = pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)} to load BPF congestion controls")
+
+
+def available() -> list[str]:
+    return AVAILABLE.read_text().split()
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# --------------------------------------------------------------- names
+
+
+def test_kernel_names_map_to_the_kernels_and_ports_to_cc_prefix() -> None:
+    assert kernel.resolve("bbr").kernel_name == "bbr"
+    assert not kernel.resolve("cubic").ours
+    assert kernel.resolve("reno").kernel_name == "reno"
+    port = kernel.resolve("bbr@ccarena")
+    assert port.ours and port.source == "bbr" and port.kernel_name == "cc_bbr"
+    assert kernel.resolve("cc_cubic").kernel_name == "cc_cubic"
+    if "bbq" in OURS:  # not a kernel name: a plain name means ours
+        assert kernel.resolve("bbq").kernel_name == "cc_bbq"
+
+
+def _cubic_param() -> tuple[str, int, int]:
+    """CUBIC's second tunable (its beta): name, default, another value."""
+    name, default = _core.cc_params("cubic")[1]
+    return name, default, default * 9 // 10
+
+
+def test_parameter_variants_get_distinct_short_names() -> None:
+    key, default, other = _cubic_param()
+    a = kernel.resolve("cubic@ccarena", {key: other})
+    b = kernel.resolve("cubic@ccarena", {key: other - 1})
+    assert a.kernel_name != b.kernel_name
+    assert a.kernel_name.startswith("cc_cubic_") and len(a.kernel_name) <= 15
+    assert kernel.resolve("cubic@ccarena", {key: other}).kernel_name == a.kernel_name
+    assert dict(a.changed) == {key: other}
+    # All defaults: the plain object, not a variant.
+    assert kernel.resolve("cubic@ccarena", {key: default}).kernel_name == "cc_cubic"
+
+
+@pytest.mark.parametrize(
+    ("spec", "params", "words"),
+    [
+        ("foo", None, "unknown congestion control 'foo'"),
+        ("foo@ccarena", None, "unknown congestion control 'foo@ccarena'"),
+        ("bbr", {"any": 300}, "use 'bbr@ccarena'"),
+        ("bbr@ccarena", {"no_such": 1}, "unknown parameter 'no_such'"),
+        ("cubic@ccarena", {_core.cc_params("cubic")[1][0]: -1}, "must be an integer"),
+    ],
+)
+def test_bad_names_and_params_are_refused(spec: str, params: dict[str, int] | None, words: str) -> None:
+    with pytest.raises(kernel.KernelError) as err:
+        kernel.ensure_available(spec, params)
+    assert words in str(err.value)
+
+
+def test_verifier_log_excerpt_names_program_reason_and_source_line() -> None:
+    stderr = textwrap.dedent(
+        """\
+        libbpf: prog 'x_init': BPF program load failed: Permission denied
+        libbpf: prog 'x_init': -- BEGIN PROG LOAD LOG --
+        0: R1=ctx() R10=fp0
+        ; tcp_sk(sk)->snd_una = 5; @ x.c:2
+        0: (79) r1 = *(u64 *)(r1 +0)
+        1: R1=trusted_ptr_tcp_sock()
+        1: (b7) r2 = 5                        ; R2=5
+        2: (63) *(u32 *)(r1 +1672) = r2
+        3: (63) *(u32 *)(r1 +1672) = r2
+        4: (63) *(u32 *)(r1 +1672) = r2
+        no write support to tcp_sock at off 1672
+        processed 3 insns (limit 1000000) max_states_per_insn 0 total_states 0
+        -- END PROG LOAD LOG --
+        libbpf: failed to load object 'x.o'
+        """
+    )
+    prog, reason, lines = struct_ops.verifier_excerpt(stderr, keep=4)
+    assert prog == "x_init"
+    assert reason == "no write support to tcp_sock at off 1672"
+    assert lines[0] == "; tcp_sk(sk)->snd_una = 5; @ x.c:2"
+    assert lines[-1] == reason and len(lines) == 4
+
+
+# ------------------------------------------------- refusals (CLI, exit 2)
+
+
+def test_cli_unknown_name_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_cli(capsys, "kernel", "load", "nope")
+    assert status == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"ccarena: error: unknown congestion control 'nope' (ccarena's: {', '.join(kernel.resolve(n + '@ccarena').spec if n in kernel.KERNEL_BUILTINS else n for n in OURS)})"
+    ]
+
+
+def test_cli_kernel_builtin_is_not_ours_to_load(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "kernel", "load", "bbr")
+    assert status == 2
+    assert "load ccarena's port as 'bbr@ccarena'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_refuses_without_root(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prereqs, "is_root", lambda: False)
+    for argv in (["load", "bbr@ccarena"], ["unload", "bbr@ccarena"]):
+        status, _, err = run_cli(capsys, "kernel", *argv)
+        assert status == 2
+        assert err.count("\n") == 1 and "needs root" in err, err
+
+
+def test_cli_refuses_old_kernel(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prereqs, "is_root", lambda: True)
+    monkeypatch.setattr(prereqs, "kernel_release", lambda: "6.1.0-13-amd64")
+    monkeypatch.setattr(paths, "VMLINUX_BTF", Path("/proc/self/status"))  # exists
+    status, _, err = run_cli(capsys, "kernel", "load", "reno@ccarena")
+    assert status == 2 and err.count("\n") == 1
+    assert "kernel 6.1.0-13-amd64 is too old" in err and ">= 6.10" in err
+
+
+def test_cli_refuses_without_btf(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(prereqs, "is_root", lambda: True)
+    monkeypatch.setattr(paths, "VMLINUX_BTF", tmp_path / "no-btf")
+    status, _, err = run_cli(capsys, "kernel", "load", "reno@ccarena")
+    assert status == 2 and err.count("\n") == 1 and "has no BTF" in err
+
+
+def test_cli_refuses_missing_tools(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prereqs, "is_root", lambda: True)
+    monkeypatch.setattr(prereqs, "kernel_release", lambda: "6.12.0")
+    monkeypatch.setattr(paths, "VMLINUX_BTF", Path("/proc/self/status"))
+    monkeypatch.setenv("CCARENA_CLANG", "/nonexistent/clang")
+    status, _, err = run_cli(capsys, "kernel", "load", "reno@ccarena")
+    assert status == 2 and err.count("\n") == 1 and "clang not found" in err
+
+
+def test_cli_unload_of_unregistered_or_foreign_names(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "kernel", "unload", "cc_nope")
+    assert status == 2 and "cc_nope is not registered" in err
+    status, _, err = run_cli(capsys, "kernel", "unload", "cubic")
+    assert status == 2 and "'cubic' is the kernel's own" in err
+
+
+@pytest.mark.skipif(shutil.which("bpftool") is None, reason="needs bpftool")
+def test_cli_unload_refuses_the_hosts_default(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default holds a reference new sockets would keep getting."""
+    monkeypatch.setattr(prereqs, "is_root", lambda: True)
+    monkeypatch.setattr(struct_ops, "default_cc", lambda: "cc_reno")
+    status, _, err = run_cli(capsys, "kernel", "unload", "reno@ccarena")
+    assert status == 2 and err.count("\n") == 1
+    assert "cc_reno is this host's default congestion control" in err
+    assert "sysctl -w net.ipv4.tcp_congestion_control=" in err
+
+
+def test_cli_list_shows_ours_and_the_kernels(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(capsys, "kernel", "list")
+    assert status == 0
+    for name in OURS:
+        assert f"cc_{name}" in out
+    assert f"kernel available: {' '.join(available())}" in out
+
+
+# ------------------------------------------------------ builds (no root)
+
+
+@pytest.mark.skipif(
+    shutil.which("clang") is None or shutil.which("bpftool") is None or not prereqs.LIBBPF_HEADER.exists()
+    or not Path("/sys/kernel/btf/vmlinux").exists(),
+    reason="needs clang, bpftool, libbpf-dev and kernel BTF to build",
+)
+def test_variant_object_carries_the_values_and_its_own_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CCARENA_BPF_CACHE", str(tmp_path))
+    (k0, d0), (k2, d2) = _core.cc_params("bbr")[0], _core.cc_params("bbr")[2]
+    target = kernel.resolve("bbr@ccarena", {k0: d0 + 1, k2: d2 + 2})
+    obj = kernel.build(target)
+    data = obj.read_bytes()
+    assert target.kernel_name.encode() + b"\0" in data  # .name and the map
+    # cca_params in .rodata: the full vector, little-endian u64s in order.
+    vector = b"".join(v.to_bytes(8, "little") for v in target.params)
+    assert vector in data
+    assert kernel.build(target) == obj  # cached: same object, no rebuild
+
+
+@pytest.mark.skipif(shutil.which("clang") is None or not Path("/sys/kernel/btf/vmlinux").exists(), reason="needs clang")
+def test_compile_error_is_one_line_with_the_clang_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cc = tmp_path / "cc"
+    shutil.copytree(REPO / "cc" / "include", cc / "include", ignore=shutil.ignore_patterns("vmlinux.h"))
+    (cc / "broken.c").write_text('#include "ccarena_compat.h"\nint x = undefined_thing;\n')
+    monkeypatch.setenv("CCARENA_CC_DIR", str(cc))
+    monkeypatch.setenv("CCARENA_BPF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(prereqs, "is_root", lambda: True)
+    status, _, err = run_cli(capsys, "kernel", "load", "broken")
+    assert status == 2
+    first = err.splitlines()[0]
+    assert first.startswith("ccarena: error: clang could not compile cc/broken.c for BPF: cc/broken.c:2:")
+    assert "undefined_thing" in first
+
+
+# ------------------------------------------------ registering (root)
+
+
+def _mine(names: list[str]) -> set[str]:
+    """names, less those another live ccarena process (a concurrent live
+    run) holds: it may register and unregister them while a test runs."""
+
+    def elsewhere(name: str) -> bool:
+        rec = owners.read(name)
+        return rec is not None and any(pid != os.getpid() for pid, _ in owners.live_users(rec))
+
+    return {n for n in names if not elsewhere(n)}
+
+
+@pytest.fixture
+def untouched_kernel() -> Iterator[None]:
+    """The test must leave the list of congestion controls as it found it."""
+    before = _mine(available())
+    yield
+    assert _mine(available()) == before, "congestion controls left registered"
+
+
+def _skip_if_taken(kname: str) -> None:
+    if kname in available():
+        pytest.skip(f"{kname} is already registered by someone else")
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", OURS)
+def test_load_list_unload_round_trip(name: str, capsys: pytest.CaptureFixture[str], untouched_kernel: None) -> None:
+    spec = f"{name}@ccarena" if name in kernel.KERNEL_BUILTINS else name
+    kname = f"cc_{name}"
+    _skip_if_taken(kname)
+    try:
+        status, out, err = run_cli(capsys, "kernel", "load", spec)
+        assert status == 0, err
+        assert f"registered {kname}" in out
+        assert f"sysctl -w net.ipv4.tcp_congestion_control={kname}" in out
+        assert f"ccarena kernel unload {spec}" in out
+        assert kname in available()
+
+        status, out, _ = run_cli(capsys, "kernel", "list")
+        row = next(line for line in out.splitlines() if line.split()[:2] == [spec, kname])
+        assert "yes" in row and "operator" in row
+
+        # Loading again keeps the one registration.
+        status, out, _ = run_cli(capsys, "kernel", "load", spec)
+        assert status == 0 and "already registered" in out
+    finally:
+        status, out, err = run_cli(capsys, "kernel", "unload", spec)
+    assert status == 0, err
+    assert f"unregistered {kname}" in out
+    assert kname not in available()
+    assert not (paths.run_dir() / f"{kname}.json").exists()
+
+
+@needs_kernel
+def test_verifier_rejection_shows_the_log(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, untouched_kernel: None
+) -> None:
+    cc = tmp_path / "cc"
+    shutil.copytree(REPO / "cc" / "include", cc / "include", ignore=shutil.ignore_patterns("vmlinux.h"))
+    # snd_una is read-only for a BPF congestion control.
+    (cc / "badwrite.c").write_text(
+        textwrap.dedent(
+            """\
+            #include "ccarena_compat.h"
+            CCA_CB(void, bw_init, struct sock *sk) { tcp_sk(sk)->snd_una = 5; }
+            CCA_CB(u32, bw_ssthresh, struct sock *sk) { return 2; }
+            CCA_CB(u32, bw_undo, struct sock *sk) { return 2; }
+            CCA_CB(void, bw_avoid, struct sock *sk, u32 ack, u32 acked) { }
+            CCA_REGISTER(badwrite, .init = CCA_FN(bw_init), .ssthresh = CCA_FN(bw_ssthresh),
+                         .undo_cwnd = CCA_FN(bw_undo), .cong_avoid = CCA_FN(bw_avoid));
+            """
+        )
+    )
+    monkeypatch.setenv("CCARENA_CC_DIR", str(cc))
+    monkeypatch.setenv("CCARENA_BPF_CACHE", str(tmp_path / "cache"))
+    status, out, err = run_cli(capsys, "kernel", "load", "badwrite")
+    assert status == 2 and out == ""
+    lines = err.splitlines()
+    assert lines[0] == (
+        "ccarena: error: the kernel's verifier rejected cc_badwrite (program 'bw_init'): "
+        "no write support to tcp_sock at off " + lines[0].rsplit(" ", 1)[1]
+    )
+    assert 2 <= len(lines) <= 7, "a few lines of the log, not all of it"
+    assert any("snd_una = 5" in line for line in lines[1:]), "the failing source line"
+    assert not (paths.run_dir() / "cc_badwrite.json").exists()
+
+
+@needs_kernel
+def test_registered_block_unregisters_what_it_added_even_on_error(untouched_kernel: None) -> None:
+    _skip_if_taken("cc_reno")
+    with pytest.raises(RuntimeError, match="boom"), kernel.registered(["reno@ccarena", "cubic"]) as regs:
+        assert regs["reno@ccarena"] == "cc_reno"
+        assert regs["cubic"] == "cubic"
+        assert "cc_reno" in available()
+        # ensure_available inside the block belongs to the block too.
+        variant = kernel.ensure_available("reno@ccarena", None)
+        assert variant == "cc_reno"
+        raise RuntimeError("boom")
+    assert "cc_reno" not in available()
+
+
+@needs_kernel
+def test_registered_block_reuses_an_operator_load_and_keeps_it(
+    capsys: pytest.CaptureFixture[str], untouched_kernel: None
+) -> None:
+    _skip_if_taken("cc_reno")
+    assert run_cli(capsys, "kernel", "load", "reno@ccarena")[0] == 0
+    try:
+        with kernel.registered(["reno@ccarena"]) as regs:
+            assert regs["reno@ccarena"] == "cc_reno" and regs.held == ["cc_reno"]
+        assert "cc_reno" in available(), "an operator's registration must survive a run"
+    finally:
+        assert run_cli(capsys, "kernel", "unload", "reno@ccarena")[0] == 0
+
+
+@needs_kernel
+def test_parameter_variant_registers_side_by_side(untouched_kernel: None) -> None:
+    _skip_if_taken("cc_cubic")
+    key, _, other = _cubic_param()
+    with kernel.registered([("cubic@ccarena", {key: other}), "cubic@ccarena"]) as regs:
+        variant = kernel.resolve("cubic@ccarena", {key: other}).kernel_name
+        assert {variant, "cc_cubic"} <= set(available())
+        assert sorted(regs.held) == sorted([variant, "cc_cubic"])
+    assert variant not in available() and "cc_cubic" not in available()
+
+
+_HOLDER = """
+import os, signal, sys, time
+from ccarena import kernel
+with kernel.registered(["reno@ccarena"]):
+    print("ready", flush=True)
+    time.sleep(60)
+"""
+
+
+@needs_kernel
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_signal_during_a_run_still_unregisters(sig: signal.Signals, untouched_kernel: None) -> None:
+    _skip_if_taken("cc_reno")
+    with subprocess.Popen([sys.executable, "-c", _HOLDER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+            assert "cc_reno" in available()
+            proc.send_signal(sig)
+            status = proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert "cc_reno" not in available()
+    assert status != 0
+
+
+@needs_kernel
+def test_cleanup_after_sigkill_removes_the_leftover(untouched_kernel: None) -> None:
+    _skip_if_taken("cc_reno")
+    with subprocess.Popen([sys.executable, "-c", _HOLDER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        finally:
+            proc.kill()
+    assert "cc_reno" in available(), "SIGKILL cannot be caught: the registration is left behind"
+    assert "cc_reno" in kernel.cleanup_stale()
+    assert "cc_reno" not in available()
+
+
+# ------------------------------------------------ traffic (root, netns)
+
+
+def _ns_name(tag: str) -> str:
+    # Not "cca-...": that prefix is the live engine's, which `ccarena live
+    # cleanup` removes.
+    return f"ccktest-{tag}-{uuid.uuid4().hex[:6]}"
+
+
+def _netns_list() -> list[str]:
+    return [line.split()[0] for line in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines() if line.strip()]
+
+
+@contextmanager
+def netns(*names: str) -> Iterator[None]:
+    """Create namespaces (lo up); always delete them."""
+    made = []
+    try:
+        for name in names:
+            subprocess.run(["ip", "netns", "add", name], check=True)
+            made.append(name)
+            subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
+        yield
+    finally:
+        for name in made:
+            subprocess.run(["ip", "netns", "del", name], check=False)
+        left = set(made) & set(_netns_list())
+        assert not left, f"namespaces left behind: {left}"
+
+
+# One bulk flow over loopback for SECONDS with TCP_CONGESTION=CC; half-way
+# through, `ss -tin` (same namespace) and TCP_INFO are sampled.
+_ONE_FLOW = r"""
+import json, socket, struct, subprocess, sys, threading, time
+cc, seconds = sys.argv[1], float(sys.argv[2])
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen()
+received = [0]
+def sink():
+    conn, _ = ls.accept()
+    while True:
+        data = conn.recv(1 << 20)
+        if not data:
+            break
+        received[0] += len(data)
+t = threading.Thread(target=sink); t.start()
+c = socket.socket()
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+c.connect(ls.getsockname())
+buf = b"x" * 65536
+start = time.monotonic(); sampled = None
+while time.monotonic() - start < seconds:
+    c.sendall(buf)
+    if sampled is None and time.monotonic() - start > seconds / 2:
+        ss = subprocess.run(["ss", "-tinH", "state", "established", "dport", "=", str(ls.getsockname()[1])],
+                            capture_output=True, text=True).stdout
+        info = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+        sampled = {"ss": ss, "ca_state": info[1], "snd_cwnd": struct.unpack_from("I", info, 80)[0],
+                   "pacing_rate": struct.unpack_from("Q", info, 104)[0],
+                   "cc": c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode(),
+                   "struct_ops": subprocess.run(["bpftool", "-j", "struct_ops", "dump", "name", cc],
+                                                capture_output=True, text=True).stdout}
+c.close(); t.join(10)
+print(json.dumps({**sampled, "bytes": received[0], "seconds": time.monotonic() - start}))
+"""
+
+
+@needs_kernel
+def test_bpf_bbr_carries_real_traffic_in_a_namespace(tmp_path: Path, untouched_kernel: None) -> None:
+    ns = _ns_name("lo")
+    script = tmp_path / "one_flow.py"
+    script.write_text(_ONE_FLOW)
+    with kernel.registered(["bbr@ccarena"]) as regs, netns(ns):
+        cc = regs["bbr@ccarena"]
+        assert cc == "cc_bbr"
+        res = subprocess.run(
+            ["ip", "netns", "exec", ns, sys.executable, str(script), cc, "1.5"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert res.returncode == 0, res.stderr
+    sample = json.loads(res.stdout)
+    assert sample["cc"] == "cc_bbr"
+    # The kernel runs our map for it: its refcount is 1 + the sockets using it.
+    refs = [
+        item["bpf_struct_ops_tcp_congestion_ops"]["common"]["refcnt"]["refs"]["counter"]
+        for item in json.loads(sample["struct_ops"])
+        if "bpf_struct_ops_tcp_congestion_ops" in item
+    ]
+    assert refs and refs[-1] >= 2, sample["struct_ops"]
+    assert "cc_bbr" in sample["ss"].split(), sample["ss"]
+    assert sample["ca_state"] == 0  # TCP_CA_Open: loopback does not lose
+    assert sample["pacing_rate"] > 0, "BBR sets the pacing rate itself"
+    assert sample["bytes"] > 50e6, "1.5 s over loopback moves far more than 50 MB"
+
+
+# The issue's race runs on the live engine's testbed (ccarena live run: a
+# userspace delay line for the RTT, HTB + bfifo bottleneck), through its
+# CLI so that only the scenario/summary.json contract is shared.
+_RACE = """\
+duration = "{seconds}s"
+[measure]
+from = "{warmup}s"
+[bottleneck]
+rate = "100Mbit"
+buffer = "2MB"
+[[flow]]
+cc = "{cc0}"
+rtt = "10ms"
+[[flow]]
+cc = "{cc1}"
+rtt = "10ms"
+"""
+
+
+def live_shares(tmp_path: Path, cc0: str, cc1: str, *, seconds: int = 15, warmup: int = 2) -> list[float]:
+    scenario = tmp_path / "race.toml"
+    scenario.write_text(_RACE.format(seconds=seconds, warmup=warmup, cc0=cc0, cc1=cc1))
+    deadline = time.monotonic() + 240
+    while True:
+        res = subprocess.run(
+            [sys.executable, "-m", "ccarena", "live", "run", str(scenario), "--out", str(tmp_path / "run")],
+            capture_output=True,
+            text=True,
+            timeout=seconds + 120,
+            check=False,
+        )
+        # Another live run holds the testbed: wait for it, a while.
+        if res.returncode == 2 and "holds the testbed" in res.stderr and time.monotonic() < deadline:
+            time.sleep(5)
+            continue
+        break
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    return [float(flow["share"]) for flow in summary["flows"]]
+
+
+def _has_live_engine() -> bool:
+    try:
+        import ccarena.live  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@needs_kernel
+@pytest.mark.skipif(not _has_live_engine(), reason="needs the live engine (ccarena.live)")
+def test_our_bpf_bbr_and_the_kernels_bbr_split_the_link_fairly(tmp_path: Path) -> None:
+    """The issue's criterion: equal RTT (10 ms), our BBR loaded through BPF
+    against the kernel's built-in bbr, each takes 45-55%."""
+    shares = live_shares(tmp_path, "bbr@ccarena", "bbr")
+    print(f"\nshares, ours (BPF) vs kernel bbr: {shares}")
+    assert 0.45 <= shares[0] <= 0.55, shares
+    assert "cc_bbr" not in _mine(available()), "the run unregisters what it registered"
