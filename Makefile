@@ -3,10 +3,12 @@
 # installed only when missing).
 #
 #   make deps    system packages + .venv with the Python dependencies
-#   make build   compile the simulator into .venv (maturin), .venv/bin/ccarena
+#   make build   compile the simulator into .venv (maturin) and the live engine's delay line
 #   make test    cargo tests + pytest (warnings are errors)
 #   make demo    BBR 10 ms vs 50 ms on 100 Mbit/s -> runs/demo
 #   make bench   simulator speed (and ns-3.44's, if installed)
+#   make reproduce        every figure of the BBQ paper -> runs/reproduce/index.md
+#   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -18,16 +20,20 @@ DEPS_STAMP  := $(VENV)/.deps.stamp
 CORE_SO     := python/ccarena/_core.abi3.so
 # For the BPF build test of cc/*.c (clang -target bpf, vmlinux.h from bpftool).
 APT_PACKAGES := clang llvm bpftool libbpf-dev
+# The live engine's testbed (ip, tc; sysctl).
+APT_PACKAGES += iproute2 procps
+# The live engine's userspace delay line (crates/delayline).
+DELAYLINE := target/release/delayline
 # Anything that changes the native module; Python sources are installed
 # editable by maturin and need no rebuild.
 NATIVE_SOURCES := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
-	$(shell find crates cc -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Cargo.toml' \) 2>/dev/null)
+	$(shell find crates cc -path crates/delayline -prune -o -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Cargo.toml' \) -print 2>/dev/null)
 
 NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -59,7 +65,10 @@ $(DEPS_STAMP): pyproject.toml Makefile
 	$(PY) -m pip install -q --disable-pip-version-check -r $(VENV)/requirements.txt
 	@touch $@
 
-build: $(CORE_SO)
+build: $(CORE_SO) $(DELAYLINE)
+
+$(DELAYLINE): Cargo.toml $(wildcard Cargo.lock) $(shell find crates/delayline -type f 2>/dev/null)
+	cargo build --release -p delayline
 
 $(CORE_SO): $(DEPS_STAMP) $(NATIVE_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
@@ -75,6 +84,12 @@ demo: build
 
 bench: build
 	$(PY) bench/bench_sim.py
+
+reproduce: build
+	$(VENV)/bin/ccarena reproduce all --out runs/reproduce
+
+bench-reproduce: build
+	$(PY) bench/bench_reproduce.py
 
 # ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
 bench-ns3-setup: $(NS3_BIN)

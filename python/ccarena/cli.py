@@ -2,6 +2,11 @@
 
     ccarena run SCENARIO.toml [--out DIR] [--set key=value ...]
     ccarena ccs
+    ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]  (root)
+    ccarena live cleanup
+    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...]
+    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick]
+    ccarena reproduce --list
 
 Any problem with the input is one line on stderr,
 ``ccarena: error: <field.path>: <problem>``, exit status 2, and no run
@@ -50,6 +55,22 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("ccs", help="list the congestion controls compiled into the simulator")
+
+    from .live.cli import add_parsers as _add_live_parsers
+
+    _add_live_parsers(sub)  # live run, live cleanup, compare
+
+    from .kernel.cli import add_parser as _add_kernel_parser
+
+    _add_kernel_parser(sub)
+
+    rep = sub.add_parser("reproduce", help="reproduce a paper's figures: run experiments, write their reports")
+    rep.add_argument("names", nargs="*", metavar="NAME", help="experiment(s) to run, or 'all' (see --list)")
+    rep.add_argument("--list", action="store_true", help="list the experiments and the figures they reproduce")
+    rep.add_argument("--out", type=Path, default=Path("runs/reproduce"), metavar="DIR",
+                     help="write DIR/NAME/report.md, figures and results.json (default: runs/reproduce)")
+    rep.add_argument("--jobs", type=int, metavar="N", help="simulations in parallel (default: the number of cores)")
+    rep.add_argument("--quick", action="store_true", help="short runs and sweeps, one seed: a smoke test")
     return parser
 
 
@@ -103,6 +124,46 @@ def _cmd_ccs() -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .errors import ScenarioError
+    from .experiments import registry
+
+    if args.list:
+        if args.names:
+            raise _UsageError("reproduce: --list takes no experiment names")
+        rows = [(exp.name, exp.figure, exp.summary) for exp in registry.EXPERIMENTS]
+        widths = [max(len(r[c]) for r in rows) for c in range(2)]
+        for name, figure, summary in rows:
+            print(f"{name.ljust(widths[0])}  {figure.ljust(widths[1])}  {summary}")
+        return 0
+    if not args.names:
+        raise _UsageError("reproduce: name an experiment, or all, or use --list")
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError("--jobs", f"must be >= 1, got {args.jobs}")
+    everything = registry.ALL in args.names
+    if everything and len(args.names) > 1:
+        raise ScenarioError("reproduce", f"'{registry.ALL}' runs every experiment; give it alone")
+    names = registry.names() if everything else list(dict.fromkeys(args.names))
+    for name in names:
+        registry.get(name)  # unknown names fail here, before anything runs
+
+    from .experiments import report
+    from .experiments.reproduce import INDEX, REPORT, reproduce
+
+    started = time.perf_counter()
+    print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}", file=sys.stderr, flush=True)
+    done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything)
+    for exp, rep in done:
+        print(f"{exp.name}: {exp.figure}")
+        print(report.plain_table(rep.comparisons))
+        print(f"report: {args.out / exp.name / REPORT}")
+        print()
+    if everything:
+        print(f"index: {args.out / INDEX}")
+    print(f"ccarena: done in {time.perf_counter() - started:.1f} s wall", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from .errors import ScenarioError
 
@@ -118,6 +179,16 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "ccs":
             return _cmd_ccs()
+        if args.command in ("live", "compare"):
+            from .live import cli as _live_cli
+
+            return (_live_cli.run_live_command if args.command == "live" else _live_cli.run_compare_command)(args)
+        if args.command == "kernel":
+            from .kernel.cli import run as _cmd_kernel
+
+            return _cmd_kernel(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
         _parser().print_help(sys.stderr)
         return EXIT_BAD_INPUT
     except _UsageError as err:

@@ -1,0 +1,244 @@
+//! delayline: the live engine's per-flow base RTT, without netem, and
+//! optionally its bottleneck.
+//!
+//! Creates a TUN device (gone when this process exits), reads every IPv4
+//! packet the router namespace routes into it, holds it for the one-way
+//! delay of the flow it belongs to (matched by source or destination
+//! address) and writes it back; the kernel then routes it on to its real
+//! destination. Timing uses CLOCK_MONOTONIC, ppoll with ns timeouts, a
+//! 1 ns timer slack and (best effort) SCHED_FIFO priority 10.
+//!
+//!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
+//!               [--bottleneck BOTTLENECK_JSON --seed N]
+//!
+//! With `--bottleneck` (a `sim::config::BottleneckConfig` as JSON), data
+//! packets (from a flow's address) first pass the simulator's bottleneck
+//! queue (link.rs), then their delay; ACKs only their delay.
+//!
+//! Prints `ready` on stdout once the device exists. Commands on stdin, one
+//! per line: `t0 NS` (time zero of the run: rate schedules start), `s`
+//! (print one JSON line of link counters), `s+` / `s-` (the same, then
+//! start / stop recording sojourn times). On SIGTERM/SIGINT it prints one
+//! JSON line of statistics and exits 0. It dies with its parent
+//! (PR_SET_PDEATHSIG).
+
+mod link;
+mod queue;
+mod sys;
+
+use std::io::Write;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+use std::process::ExitCode;
+
+use link::Link;
+use queue::DelayQueues;
+use sim::config::BottleneckConfig;
+
+/// Packets held beyond this many bytes are dropped (counted): a safety
+/// valve, far above any scenario's bandwidth-delay product.
+const MAX_QUEUED_BYTES: usize = 256 << 20;
+
+struct Args {
+    tun: String,
+    endpoints: Vec<([u8; 4], u64)>,
+    bottleneck: Option<BottleneckConfig>,
+    seed: u64,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut tun = None;
+    let mut endpoints = Vec::new();
+    let mut bottleneck = None;
+    let mut seed = 1;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--tun" => tun = Some(value()?),
+            "--flow" => {
+                let spec = value()?;
+                let (addr, delay) = spec.split_once('=').ok_or(format!("--flow {spec}: expected ADDR=DELAY_NS"))?;
+                let addr: Ipv4Addr = addr.parse().map_err(|_| format!("--flow {spec}: bad IPv4 address"))?;
+                let delay: u64 = delay.parse().map_err(|_| format!("--flow {spec}: bad delay (integer ns)"))?;
+                endpoints.push((addr.octets(), delay));
+            }
+            "--bottleneck" => {
+                let text = value()?;
+                bottleneck = Some(serde_json::from_str(&text).map_err(|e| format!("--bottleneck: {e}"))?);
+            }
+            "--seed" => seed = value()?.parse().map_err(|_| "--seed: expected an integer".to_string())?,
+            _ => return Err(format!("unknown argument {arg}")),
+        }
+    }
+    let tun = tun.ok_or("--tun is required")?;
+    Ok(Args { tun, endpoints, bottleneck, seed })
+}
+
+#[derive(Default)]
+struct Stats {
+    packets: u64,
+    bytes: u64,
+    passthrough: u64,
+    dropped_overflow: u64,
+    write_errors: u64,
+    late_sum_ns: u64,
+    late_max_ns: u64,
+    max_queued_bytes: usize,
+    realtime: bool,
+}
+
+impl Stats {
+    fn json(&self, link: Option<&mut Link>) -> String {
+        let mean_us = if self.packets > 0 { self.late_sum_ns as f64 / self.packets as f64 / 1e3 } else { 0.0 };
+        let link_fields = match link {
+            Some(link) => format!(", \"link\": {}, {}", link.stats_json(), link.sojourn_json()),
+            None => String::new(),
+        };
+        format!(
+            "{{\"packets\": {}, \"bytes\": {}, \"passthrough\": {}, \"dropped_overflow\": {}, \"write_errors\": {}, \
+             \"lateness_mean_us\": {:.3}, \"lateness_max_us\": {:.3}, \"max_queued_bytes\": {}, \"realtime\": {}{}}}",
+            self.packets,
+            self.bytes,
+            self.passthrough,
+            self.dropped_overflow,
+            self.write_errors,
+            mean_us,
+            self.late_max_ns as f64 / 1e3,
+            self.max_queued_bytes,
+            self.realtime,
+            link_fields
+        )
+    }
+}
+
+fn say(line: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")?;
+    out.flush()
+}
+
+/// Executes the complete command lines in `pending`.
+fn commands(pending: &mut Vec<u8>, link: &mut Option<Link>) -> std::io::Result<()> {
+    while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+        let line: Vec<u8> = pending.drain(..=end).collect();
+        let line = String::from_utf8_lossy(&line).trim().to_string();
+        if let Some(t0) = line.strip_prefix("t0 ") {
+            if let (Some(link), Ok(t0)) = (link.as_mut(), t0.trim().parse::<u64>()) {
+                link.start(t0);
+            }
+        } else if line.starts_with('s') {
+            let stats = link.as_ref().map_or("null".to_string(), |l| l.stats_json());
+            say(&stats)?;
+            if let Some(link) = link.as_mut() {
+                match line.as_str() {
+                    "s+" => link.set_recording(true),
+                    "s-" => link.set_recording(false),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
+    sys::set_process_options()?;
+    let realtime = sys::try_realtime_priority();
+    let signals = sys::termination_signals()?;
+    let tun = sys::open_tun(&args.tun)?;
+    sys::set_nonblocking(0)?;
+    say("ready")?;
+    let mut queues = DelayQueues::new(args.endpoints);
+    let mut link = args.bottleneck.as_ref().map(|cfg| Link::new(cfg, queues.n_endpoints(), args.seed));
+    let tun_fd = tun.as_raw_fd();
+    let mut fds = vec![tun_fd, signals.as_raw_fd(), 0];
+    let mut stats = Stats { realtime, ..Stats::default() };
+    let mut buf = vec![0u8; 65536];
+    let mut pending = Vec::new();
+    loop {
+        let now = sys::monotonic_ns();
+        let next = match (queues.next_due(), link.as_ref().and_then(|l| l.next_event())) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let ready = sys::wait_readable(&fds, next.map(|due| due.saturating_sub(now)))?;
+        if ready[1] {
+            return Ok((stats, link));
+        }
+        if fds.len() > 2 && ready[2] {
+            match sys::read_nonblocking(0, &mut buf)? {
+                Some(0) => {
+                    fds.truncate(2); // the engine closed our stdin: no more commands
+                }
+                Some(n) => {
+                    pending.extend_from_slice(&buf[..n]);
+                    commands(&mut pending, &mut link)?;
+                }
+                None => {}
+            }
+        }
+        if ready[0] {
+            while let Some(n) = sys::read_nonblocking(tun_fd, &mut buf)? {
+                let arrived = sys::monotonic_ns();
+                let packet = &buf[..n];
+                match queues.classify(packet) {
+                    None => {
+                        stats.passthrough += 1;
+                        if sys::write_packet(tun_fd, packet).is_err() {
+                            stats.write_errors += 1;
+                        }
+                    }
+                    Some(_) if queues.queued_bytes() + n > MAX_QUEUED_BYTES => stats.dropped_overflow += 1,
+                    Some((key, delay)) => {
+                        match link.as_mut() {
+                            // Data (from the flow's address) through the bottleneck first.
+                            Some(link) if key % 2 == 0 => {
+                                link.advance(arrived, &mut |flow, end, bytes| {
+                                    queues.push(2 * flow, end + queues.delay_of(flow), bytes)
+                                });
+                                link.offer(arrived, key / 2, packet.to_vec());
+                            }
+                            _ => queues.push(key, arrived + delay, packet.to_vec()),
+                        }
+                        stats.max_queued_bytes = stats.max_queued_bytes.max(queues.queued_bytes());
+                    }
+                }
+            }
+        }
+        let now = sys::monotonic_ns();
+        if let Some(link) = link.as_mut() {
+            link.advance(now, &mut |flow, end, bytes| queues.push(2 * flow, end + queues.delay_of(flow), bytes));
+        }
+        while let Some(packet) = queues.pop_due(now) {
+            let late = now - packet.due_ns;
+            stats.packets += 1;
+            stats.bytes += packet.bytes.len() as u64;
+            stats.late_sum_ns += late;
+            stats.late_max_ns = stats.late_max_ns.max(late);
+            if sys::write_packet(tun_fd, &packet.bytes).is_err() {
+                stats.write_errors += 1;
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(problem) => {
+            eprintln!("delayline: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args) {
+        Ok((stats, mut link)) => {
+            println!("{}", stats.json(link.as_mut()));
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("delayline: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}

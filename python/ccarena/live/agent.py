@@ -1,0 +1,178 @@
+"""The traffic agents of the live engine, run inside the testbed's
+namespaces (``python -m ccarena.live.agent recv|send CONFIG_JSON``).
+
+Protocol with the engine: the agent prepares (listens, or checks its
+sockets can be made), prints ``ready``, reads the start instant t0
+(CLOCK_MONOTONIC ns, shared by all namespaces) from stdin, samples at
+t0 + k*interval for k = 1..duration/interval, prints one JSON document and
+exits. It dies with the engine (PR_SET_PDEATHSIG, set by the engine).
+
+- ``recv``: one listening port per flow; per tick, each flow's cumulative
+  payload bytes received (receiver-side goodput).
+- ``send``: one thread per flow: at its start time, a TCP connection with
+  the flow's congestion control set per socket (TCP_CONGESTION), bulk
+  data until its stop time; per tick, TCP_INFO (cwnd, in flight, pacing
+  rate, RTTs, CA state, retransmits) and, for BBR, TCP_CC_INFO.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from typing import Any
+
+from .tcpinfo import TCP_CONGESTION, bbr_info, tcp_info
+
+_CHUNK = 1 << 20
+
+
+def _sleep_until(t_ns: int) -> None:
+    while True:
+        left = t_ns - time.monotonic_ns()
+        if left <= 0:
+            return
+        time.sleep(left / 1e9)
+
+
+def _ticks(t0: int, cfg: dict[str, Any]) -> list[int]:
+    n = cfg["duration_ns"] // cfg["interval_ns"]
+    return [t0 + k * cfg["interval_ns"] for k in range(1, n + 1)]
+
+
+def _handshake() -> int:
+    print("ready", flush=True)
+    line = sys.stdin.readline()
+    if not line.strip():
+        os._exit(1)  # the engine went away
+    return int(line)
+
+
+def _finish(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(doc) + "\n")
+    sys.stdout.flush()
+    os._exit(0)  # reader/sender threads may still be blocked
+
+
+def receive(cfg: dict[str, Any]) -> None:
+    n = len(cfg["ports"])
+    received = [0] * n
+    conns: list[socket.socket | None] = [None] * n
+    listeners = []
+    for port in cfg["ports"]:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((cfg["addr"], port))
+        s.listen(4)
+        listeners.append(s)
+
+    def serve(i: int) -> None:
+        conn, _ = listeners[i].accept()
+        conns[i] = conn
+        buf = bytearray(_CHUNK)
+        view = memoryview(buf)
+        while True:
+            got = conn.recv_into(view)
+            if got <= 0:
+                return
+            received[i] += got
+
+    for i in range(n):
+        threading.Thread(target=serve, args=(i,), daemon=True).start()
+    t0 = _handshake()
+    samples = []
+    for tick in _ticks(t0, cfg):
+        _sleep_until(tick)
+        samples.append(list(received))
+    segs_in = [tcp_info(c).data_segs_in if c is not None else 0 for c in conns]
+    _finish({"bytes": samples, "data_segs_in": segs_in})
+
+
+def send(cfg: dict[str, Any]) -> None:
+    flows = cfg["flows"]
+    socks: list[socket.socket | None] = [None] * len(flows)
+    errors: list[str] = []
+    payload = bytes(_CHUNK)
+
+    def run_flow(i: int, flow: dict[str, Any], t0: int, end: int) -> None:
+        _sleep_until(t0 + flow["start_ns"])
+        try:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, flow["cc"].encode())
+            s.bind((flow["src"], 0))
+            s.settimeout(5.0)
+            s.connect((flow["dst"], flow["port"]))
+        except OSError as err:
+            errors.append(f"flow {i}: {flow['cc']}: {err.strerror or err}")
+            return
+        socks[i] = s
+        stop = end if flow["stop_ns"] is None else min(end, t0 + flow["stop_ns"])
+        s.settimeout(0.05)
+        view = memoryview(payload)
+        while time.monotonic_ns() < stop:
+            try:
+                s.send(view)
+            except TimeoutError:
+                continue
+            except OSError as err:
+                errors.append(f"flow {i}: send: {err.strerror or err}")
+                return
+
+    # Fail before t0 if a congestion control cannot be set at all.
+    for i, flow in enumerate(flows):
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            probe.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, flow["cc"].encode())
+        except OSError as err:
+            problem = f"flow {i}: cannot use congestion control '{flow['cc']}': {err.strerror or err}"
+            print(json.dumps({"error": problem}), flush=True)
+            os._exit(3)
+        finally:
+            probe.close()
+
+    t0 = _handshake()
+    end = t0 + cfg["duration_ns"]
+    for i, flow in enumerate(flows):
+        threading.Thread(target=run_flow, args=(i, flow, t0, end), daemon=True).start()
+
+    samples = []
+    for tick in _ticks(t0, cfg):
+        _sleep_until(tick)
+        row = []
+        for i, s in enumerate(socks):
+            if s is None:
+                row.append(None)
+                continue
+            info = tcp_info(s)
+            bbr = bbr_info(s) if flows[i]["cc"] == "bbr" else None
+            row.append(
+                [info.snd_cwnd, info.inflight, info.pacing_rate_Bps * 8, info.rtt_us, info.min_rtt_us,
+                 info.ca_state, info.total_retrans, *(bbr or (None, None, None))]
+            )
+        samples.append(row)
+    final = []
+    for s in socks:
+        if s is None:
+            final.append(None)
+            continue
+        info = tcp_info(s)
+        final.append({"data_segs_out": info.data_segs_out, "total_retrans": info.total_retrans,
+                      "total_rto": info.total_rto})
+    _finish({"samples": samples, "final": final, "errors": errors})
+
+
+def main(argv: list[str]) -> None:
+    mode, cfg = argv[0], json.loads(argv[1])
+    if mode == "recv":
+        receive(cfg)
+    elif mode == "send":
+        send(cfg)
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

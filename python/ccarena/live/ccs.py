@@ -1,0 +1,80 @@
+"""Which kernel congestion control each flow of a live run uses.
+
+A name the kernel has (``cubic``, ``reno``, ``bbr``, ...: its
+tcp_available_congestion_control) is the kernel's own. ``NAME@ccarena``,
+or a name only ccarena has (``bbq``), is our cc/NAME.c, registered as BPF
+struct_ops for the run by ``ccarena.kernel`` (issue 4, item 2) and
+unregistered afterwards.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+from ..errors import ScenarioError
+
+AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+SUFFIX = "@ccarena"
+
+
+def kernel_ccs() -> set[str]:
+    try:
+        return set(AVAILABLE.read_text().split())
+    except OSError:
+        return set()
+
+
+def known_names(sim_ccs: set[str]) -> set[str]:
+    """Every name a live scenario may use."""
+    return kernel_ccs() | sim_ccs | {name + SUFFIX for name in sim_ccs}
+
+
+def sim_name(cc: str) -> str:
+    """The simulator's name for a live cc (``bbr@ccarena`` -> ``bbr``)."""
+    return cc.removesuffix(SUFFIX)
+
+
+def resolve_kernel_names(ccs: list[str], stack: ExitStack) -> dict[str, str]:
+    """Scenario name -> the name to pass to TCP_CONGESTION. Ours are
+    registered now (ccarena.kernel.registered) and unregistered when
+    ``stack`` closes."""
+    available = kernel_ccs()
+    mapping: dict[str, str] = {}
+    ours: dict[str, int] = {}  # name -> first flow using it
+    for i, cc in enumerate(ccs):
+        if cc in mapping or cc in ours:
+            continue
+        if not cc.endswith(SUFFIX) and cc in available:
+            mapping[cc] = cc
+        else:
+            ours[cc] = i
+    if not ours:
+        return mapping
+    first = f"flow[{min(ours.values())}].cc"
+    try:
+        from .. import kernel
+    except ImportError:
+        raise ScenarioError(
+            first, f"'{next(iter(ours))}' is not a kernel congestion control here and ccarena's BPF loader "
+            f"(ccarena.kernel) is not available (kernel has: {', '.join(sorted(available))})"
+        ) from None
+    try:
+        regs = stack.enter_context(kernel.registered(list(ours)))
+    except kernel.KernelError as err:
+        raise ScenarioError(first, str(err).splitlines()[0] if str(err) else "cannot register") from None
+    for cc in ours:
+        mapping[cc] = regs[cc]
+    return mapping
+
+
+def cleanup_registrations() -> list[str]:
+    """Unregister BPF algorithms that crashed runs left registered."""
+    try:
+        from .. import kernel
+    except ImportError:
+        return []
+    try:
+        return kernel.cleanup_stale()
+    except kernel.KernelError as err:
+        raise ScenarioError("live", f"cleaning up BPF registrations: {err}") from None

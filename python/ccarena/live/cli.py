@@ -1,0 +1,106 @@
+"""The live engine's subcommands, hooked into ccarena/cli.py:
+
+    ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]
+    ccarena live cleanup
+    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def _scenario_args(parser: argparse.ArgumentParser, out_help: str) -> None:
+    parser.add_argument("scenario", type=Path, help="scenario file (TOML), see docs/scenario-format.md")
+    parser.add_argument("--out", type=Path, metavar="DIR", help=out_help)
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a scenario value by dotted path, e.g. duration=15s")
+    parser.add_argument("--bottleneck", choices=("auto", "kernel", "userspace"), default="auto",
+                        help="kernel: HTB + bfifo; userspace: the simulator's queue in the delay line "
+                             "(RED, random loss, rate schedules); auto (default): kernel when it can")
+
+
+def add_parsers(sub) -> None:
+    live = sub.add_parser("live", help="run scenarios on real Linux TCP in network namespaces (root)")
+    live_sub = live.add_subparsers(dest="live_command", parser_class=type(live))
+    run = live_sub.add_parser("run", help="run a scenario live and write a run directory (engine: live)")
+    _scenario_args(run, "run directory to write (default: runs/<scenario name>-live)")
+    live_sub.add_parser("cleanup", help="remove leftovers (namespaces, devices, processes) of crashed live runs")
+
+    cmp = sub.add_parser("compare", help="run a scenario on the simulator and live; print both tables and the differences")
+    _scenario_args(cmp, "write DIR/sim and DIR/live (default: runs/<scenario name>-compare)")
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _overrides(args: argparse.Namespace):
+    from ..scenario import parse_override
+
+    return [parse_override(item) for item in args.overrides]
+
+
+def run_live_command(args: argparse.Namespace) -> int:
+    from ..errors import ScenarioError
+
+    if args.live_command == "cleanup":
+        return _cleanup()
+    if args.live_command != "run":
+        raise ScenarioError("live", "expected `live run SCENARIO.toml` or `live cleanup`")
+    from .engine import load_live_scenario, run_live
+
+    scenario = load_live_scenario(args.scenario, _overrides(args), bottleneck=args.bottleneck)
+    out = args.out if args.out is not None else Path("runs") / f"{scenario.name}-live"
+    cfg = scenario.config
+    started = time.perf_counter()
+    result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, announce=(
+        f"ccarena: live run of {args.scenario} ({len(cfg['flows'])} flows, {cfg['duration_ns'] / 1e9:g} s of real traffic)"))
+    print(result.table())
+    print()
+    dl = result.summary["live"]["delay_line"]
+    print(f"bottleneck: {result.summary['live']['bottleneck']}")
+    print(f"delay line: {dl['packets']} packets, lateness mean {dl['lateness_mean_us']:.0f} us, "
+          f"max {dl['lateness_max_us']:.0f} us")
+    print(f"summary:    {out / 'summary.json'}")
+    print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
+    print(f"plot:       {out / 'goodput.png'}")
+    _log(f"ccarena: done in {time.perf_counter() - started:.1f} s wall")
+    return 0
+
+
+def _cleanup() -> int:
+    import os
+
+    from ..errors import ScenarioError
+    from .ccs import cleanup_registrations
+    from .hygiene import TestbedLock, cleanup_leftovers
+
+    if os.geteuid() != 0:
+        raise ScenarioError("live", "cleanup needs root")
+    lock = TestbedLock()
+    lock.acquire()  # refuses while a live run is active
+    try:
+        removed = cleanup_leftovers() + cleanup_registrations()
+    finally:
+        lock.release()
+    print(f"removed: {', '.join(removed)}" if removed else "nothing to clean up")
+    return 0
+
+
+def run_compare_command(args: argparse.Namespace) -> int:
+    from .compare import compare, load_both, table
+
+    sim_scenario, _ = load_both(args.scenario, _overrides(args), args.bottleneck)  # bad input fails here
+    out = args.out if args.out is not None else Path("runs") / f"{sim_scenario.name}-compare"
+    cfg = sim_scenario.config
+    sim, live = compare(args.scenario, _overrides(args), out=out, bottleneck=args.bottleneck, announce=(
+        f"ccarena: comparing sim and live on {args.scenario} ({len(cfg['flows'])} flows, "
+        f"{cfg['duration_ns'] / 1e9:g} s live)"))
+    print(table(sim, live))
+    print()
+    print(f"runs: {out / 'sim'}, {out / 'live'}")
+    return 0

@@ -1,0 +1,97 @@
+"""``ccarena compare``: one scenario on both engines, the two result tables
+side by side with the differences (simulator minus live)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..results import Result
+from ..scenario import ResolvedScenario, apply_overrides, read_toml, resolve
+from .ccs import sim_name
+from .engine import load_live_scenario, run_live
+
+#: The agreement the project aims at, per flow's share (percentage points).
+TOLERANCE_PP = 7.0
+
+
+def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+              bottleneck: str = "auto") -> tuple[ResolvedScenario, ResolvedScenario]:
+    """The scenario for the simulator (``NAME@ccarena`` read as ``NAME``)
+    and for the live engine."""
+    path = Path(path)
+    doc = read_toml(path)
+    if overrides:
+        doc = apply_overrides(doc, overrides)
+    live = load_live_scenario(doc, bottleneck=bottleneck)
+    sim_doc = apply_overrides(doc, [(f"flow.{i}.cc", sim_name(f["cc"])) for i, f in enumerate(doc["flow"])])
+    sim = resolve(sim_doc, name=path.stem)
+    live = ResolvedScenario(name=path.stem, model=live.model, human=live.human, config=live.config)
+    return sim, live
+
+
+def compare(path: str | Path, overrides=None, out: str | Path | None = None,
+            announce: str | None = None, bottleneck: str = "auto") -> tuple[Result, Result]:
+    """Run both engines (live first: it is the one that can be refused);
+    with ``out``, write ``out/sim`` and ``out/live``."""
+    from ..api import run as run_sim
+
+    sim_scenario, live_scenario = load_both(path, overrides, bottleneck)
+    live = run_live(live_scenario, out=None if out is None else Path(out) / "live", announce=announce,
+                    bottleneck=bottleneck)
+    sim = run_sim(sim_scenario, out=None if out is None else Path(out) / "sim")
+    return sim, live
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None, fmt: str = ".2f") -> str:
+    return "n/a" if x is None else format(x, fmt)
+
+
+def _diff(a: float | None, b: float | None, scale: float = 1.0, fmt: str = "+.1f") -> str:
+    return "n/a" if a is None or b is None else format(scale * (a - b), fmt)
+
+
+def max_share_gap_pp(sim: Result, live: Result) -> float:
+    return max(abs(100 * (s["share"] - v["share"])) for s, v in zip(sim.flows, live.flows, strict=True))
+
+
+def table(sim: Result, live: Result) -> str:
+    rows = [("flow", "cc", "rtt", "share sim", "share live", "Δ pp", "Mbit/s sim", "Mbit/s live", "Δ Mbit/s",
+             "retx sim", "retx live")]
+    for s, v in zip(sim.flows, live.flows, strict=True):
+        rows.append((str(s["index"]), v["cc"], f"{s['rtt_ms']:g} ms", _pct(s["share"]), _pct(v["share"]),
+                     _diff(s["share"], v["share"], 100), _num(s["goodput_mbps"]), _num(v["goodput_mbps"]),
+                     _diff(s["goodput_mbps"], v["goodput_mbps"], 1, "+.2f"), str(s["retransmits"]),
+                     str(v["retransmits"])))
+    a, b = sim.summary, live.summary
+    qa, qb = a["queue_delay_ms"], b["queue_delay_ms"]
+    totals = [
+        ("total goodput Mbit/s", _num(a["goodput_total_mbps"]), _num(b["goodput_total_mbps"]),
+         _diff(a["goodput_total_mbps"], b["goodput_total_mbps"], 1, "+.2f")),
+        ("utilisation", _pct(a["utilization"]), _pct(b["utilization"]),
+         _diff(a["utilization"], b["utilization"], 100) + " pp"),
+        ("Jain", _num(a["jain"], ".4f"), _num(b["jain"], ".4f"), _diff(a["jain"], b["jain"], 1, "+.4f")),
+        ("queue delay mean ms", _num(qa["mean"]), _num(qb["mean"]), _diff(qa["mean"], qb["mean"], 1, "+.2f")),
+        ("queue delay p95 ms", _num(qa["p95"]), _num(qb["p95"]), _diff(qa["p95"], qb["p95"], 1, "+.2f")),
+        ("drops", str(a["drops"]), str(b["drops"]), f"{a['drops'] - b['drops']:+d}"),
+    ]
+    lines = _align(rows, right_from=3)
+    lines.append("")
+    lines += _align([("", "sim", "live", "Δ (sim - live)"), *totals], right_from=1)
+    gap = max_share_gap_pp(sim, live)
+    verdict = "within" if gap <= TOLERANCE_PP else "OUTSIDE"
+    lines += ["", f"largest share difference {gap:.1f} pp ({verdict} ±{TOLERANCE_PP:g} pp)"]
+    return "\n".join(lines)
+
+
+def _align(rows: list[tuple[str, ...]], right_from: int) -> list[str]:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    lines = ["  ".join(cell.rjust(w) if c >= right_from else cell.ljust(w)
+                       for c, (cell, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines

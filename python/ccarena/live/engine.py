@@ -1,0 +1,278 @@
+"""``ccarena live run``: the scenario on real Linux TCP in a namespace
+testbed (see testbed.py), with the same summary.json / parquet / plot as
+the simulator (the telemetry is shaped like the engine's raw result and
+goes through metrics.py, tables.py and plots.py unchanged)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from ..errors import ScenarioError
+from ..results import Result
+from ..rundir import check_target
+from ..scenario import ResolvedScenario, apply_overrides, parse_toml, read_toml, resolve
+from . import testbed
+from .ccs import known_names, resolve_kernel_names
+from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
+from .processes import Child
+from .rawresult import build_raw
+
+#: Shortest telemetry interval (the bottleneck is read with `tc` per tick).
+MIN_INTERVAL_NS = 10_000_000
+_READY_TIMEOUT_S = 15.0
+#: Between the start signal and t0, for every agent to be waiting.
+_START_LEAD_NS = 300_000_000
+
+
+def delayline_binary() -> Path:
+    env = os.environ.get("CCARENA_DELAYLINE")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "target" / "release" / "delayline"
+
+
+def load_live_scenario(
+    source: str | Path | Mapping[str, Any] | ResolvedScenario,
+    overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    bottleneck: str = "auto",
+) -> ResolvedScenario:
+    """Like :func:`ccarena.load_scenario`, with the live engine's cc names
+    (the kernel's, ``NAME@ccarena``) and its limits checked."""
+    if isinstance(source, ResolvedScenario):
+        resolved = source
+    else:
+        if isinstance(source, Mapping):
+            doc, name = dict(source), "scenario"
+        elif isinstance(source, Path) or ("\n" not in source and "=" not in source):
+            doc, name = read_toml(source), Path(source).stem
+        else:
+            doc, name = parse_toml(source), "scenario"
+        if overrides:
+            doc = apply_overrides(doc, overrides)
+        for i, flow in enumerate(doc.get("flow") or []):
+            if isinstance(flow, dict) and flow.get("params"):
+                raise ScenarioError(f"flow[{i}].params", "the live engine cannot set a kernel algorithm's parameters")
+        from .. import _core
+
+        resolved = resolve(doc, name=name, known_ccs=known_names(set(_core.cc_names())))
+    check_supported(resolved, bottleneck)
+    return resolved
+
+
+BOTTLENECKS = ("auto", "kernel", "userspace")
+
+
+def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str:
+    """Refuses what the live engine cannot run; returns the bottleneck to
+    use: ``kernel`` (HTB + bfifo) for a plain droptail link, ``userspace``
+    (the simulator's queue inside the delay line) for RED, random loss or
+    a rate schedule, or when asked for."""
+    cfg = scenario.config
+    bn = cfg["bottleneck"]
+    if bottleneck not in BOTTLENECKS:
+        raise ScenarioError("--bottleneck", f"expected one of {', '.join(BOTTLENECKS)}, got {bottleneck!r}")
+    if any(f.get("rtt_schedule") for f in cfg["flows"]):
+        raise ScenarioError("flow.rtt_schedule", "RTT schedules are not available in the live engine yet")
+    if len(cfg["flows"]) > testbed.MAX_FLOWS:
+        raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows")
+    if cfg["interval_ns"] < MIN_INTERVAL_NS:
+        raise ScenarioError("output.interval", "the live engine samples at most every 10ms")
+    needs_userspace = [
+        reason for reason, present in (
+            (f"aqm = \"{bn['aqm']}\"", bn["aqm"] != "droptail"),
+            ("random loss", bn["loss"] > 0),
+            ("a rate schedule", bool(bn["schedule"])),
+        ) if present
+    ]
+    if bottleneck == "kernel" and needs_userspace:
+        raise ScenarioError("--bottleneck", f"the kernel bottleneck (HTB + bfifo) cannot do {needs_userspace[0]} "
+                            "here (no sch_red, no netem); use --bottleneck userspace")
+    if bottleneck == "auto":
+        return "userspace" if needs_userspace else "kernel"
+    return bottleneck
+
+
+def check_prerequisites() -> Path:
+    if os.geteuid() != 0:
+        raise ScenarioError("live", "needs root (it creates network namespaces)")
+    for tool in ("ip", "tc", "sysctl"):
+        if shutil.which(tool) is None:
+            raise ScenarioError("live", f"'{tool}' not found (apt-get install iproute2 procps)")
+    if not Path("/dev/net/tun").exists():
+        raise ScenarioError("live", "/dev/net/tun is missing (the delay line needs TUN)")
+    binary = delayline_binary()
+    if not os.access(binary, os.X_OK):
+        raise ScenarioError("live", f"delay line binary {binary} not found (run `make build`)")
+    return binary
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+class _LinkSampler(threading.Thread):
+    """Reads the bottleneck's counters at every tick -- `tc -s qdisc` for
+    the kernel's, a command to the delay line for the userspace one (which
+    also records sojourn times inside the measurement window). A late read
+    covers the ticks it missed."""
+
+    def __init__(self, names: testbed.Names, t0: int, cfg: dict[str, Any], delay: Child | None) -> None:
+        super().__init__(daemon=True)
+        self.names, self.t0, self.delay = names, t0, delay
+        self.interval_ns = cfg["interval_ns"]
+        self.n_ticks = cfg["duration_ns"] // cfg["interval_ns"]
+        self.k_from = cfg["measure_from_ns"] // cfg["interval_ns"]
+        self.k_to = min(self.n_ticks, cfg["measure_to_ns"] // cfg["interval_ns"])
+        self.samples: dict[int, dict[str, Any]] = {}
+        self.stop = threading.Event()
+        self.recording = 0  # 0 before the window, 1 inside, 2 after
+
+    def _read(self, k: int) -> dict[str, Any] | None:
+        if self.delay is None:
+            return testbed.read_bottleneck(self.names)
+        command = "s"
+        if self.recording == 0 and k >= self.k_from:
+            command, self.recording = "s+", 1
+        if self.recording == 1 and k >= self.k_to:
+            command, self.recording = "s-", 2
+        self.delay.send(command)
+        return json.loads(self.delay.next_line(time.monotonic() + 5))
+
+    def run(self) -> None:
+        k = 0 if self.k_from == 0 and self.delay is not None else 1
+        while k <= self.n_ticks and not self.stop.is_set():
+            left = self.t0 + k * self.interval_ns - time.monotonic_ns()
+            if left > 0 and self.stop.wait(left / 1e9):
+                return
+            reading = self._read(k)
+            if reading is not None and k > 0:
+                self.samples[k] = reading
+            k = max(k + 1, (time.monotonic_ns() - self.t0) // self.interval_ns + 1)
+
+
+def run_live(
+    scenario: ResolvedScenario,
+    out: str | Path | None = None,
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    announce: str | None = None,
+    bottleneck: str = "auto",
+) -> Result:
+    """Run a (live-checked) scenario on the testbed; returns a Result whose
+    summary has ``engine: "live"``. Needs root; holds the testbed lock.
+    ``announce`` is logged once the testbed is ours (so that a refusal is
+    the only line printed)."""
+    mode = check_supported(scenario, bottleneck)
+    binary = check_prerequisites()
+    if out is not None:
+        check_target(Path(out))
+    cfg = scenario.config
+    flows = cfg["flows"]
+    names = testbed.Names.for_prefix(run_prefix())
+    lock = TestbedLock()
+    lock.acquire()
+    if announce:
+        log(announce)
+    children: list[Child] = []
+    stack = ExitStack()
+    main_thread = threading.current_thread() is threading.main_thread()
+    old_handlers = {}
+    if main_thread:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            old_handlers[sig] = signal.signal(sig, _raise_interrupt)
+    sampler = None
+    try:
+        stale = cleanup_leftovers()
+        if stale:
+            log(f"ccarena: removed leftovers of an earlier live run: {', '.join(stale)}")
+        kernel_cc = resolve_kernel_names([f["cc"] for f in flows], stack)
+        testbed.create_namespaces(names, len(flows))
+
+        delay_args = []
+        for i, f in enumerate(flows):
+            delay_args += ["--flow", f"{testbed.flow_addr(i)}={f['rtt_ns'] // 2}"]
+        if mode == "userspace":
+            delay_args += ["--bottleneck", json.dumps(cfg["bottleneck"]), "--seed", str(cfg["seed"])]
+        delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN, *delay_args])
+        children.append(delay)
+        if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
+            raise ScenarioError("live", "delay line did not start")
+        testbed.route_through_delay_line(names)
+        if mode == "kernel":
+            testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"])
+
+        timing = {"interval_ns": cfg["interval_ns"], "duration_ns": cfg["duration_ns"]}
+        ports = [testbed.BASE_PORT + i for i in range(len(flows))]
+        agent = [sys.executable, "-m", "ccarena.live.agent"]
+        receiver = Child("receiver", ["ip", "netns", "exec", names.rx, *agent, "recv",
+                                      json.dumps({**timing, "addr": testbed.RECEIVER_ADDR, "ports": ports})])
+        children.append(receiver)
+        sender_flows = [
+            {"src": testbed.flow_addr(i), "dst": testbed.RECEIVER_ADDR, "port": ports[i],
+             "cc": kernel_cc[f["cc"]], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"]}
+            for i, f in enumerate(flows)
+        ]
+        sender = Child("sender", ["ip", "netns", "exec", names.tx, *agent, "send",
+                                  json.dumps({**timing, "flows": sender_flows})])
+        children.append(sender)
+        deadline = time.monotonic() + _READY_TIMEOUT_S
+        if receiver.next_line(deadline) != "ready":
+            raise ScenarioError("live", "receiver did not start")
+        line = sender.next_line(deadline)
+        if line != "ready":
+            raise ScenarioError("live", json.loads(line).get("error", line))
+
+        t0 = time.monotonic_ns() + _START_LEAD_NS
+        delay.send(f"t0 {t0}")
+        sampler = _LinkSampler(names, t0, cfg, delay if mode == "userspace" else None)
+        sampler.start()
+        receiver.send(str(t0))
+        sender.send(str(t0))
+        deadline = time.monotonic() + (_START_LEAD_NS + cfg["duration_ns"]) / 1e9 + 20
+        rx_doc = json.loads(receiver.next_line(deadline))
+        tx_doc = json.loads(sender.next_line(deadline))
+        sampler.join(timeout=5)
+        delay.proc.send_signal(signal.SIGTERM)
+        delay_stats = json.loads(delay.next_line(time.monotonic() + 5))
+    finally:
+        if main_thread:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+        try:
+            if sampler is not None:
+                sampler.stop.set()
+            for child in reversed(children):
+                child.kill()
+            delete_namespaces(names.all())
+            stack.close()
+            lock.release()
+        finally:
+            if main_thread:
+                for sig, handler in old_handlers.items():
+                    signal.signal(sig, handler)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+
+    if tx_doc["errors"]:
+        raise ScenarioError("live", tx_doc["errors"][0])
+    raw = build_raw(cfg, rx_doc, tx_doc, sampler.samples, delay_stats if mode == "userspace" else None)
+    result = Result(scenario, raw)
+    result.summary["engine"] = "live"
+    result.summary["live"] = {
+        "kernel": platform.release(),
+        "kernel_cc": {f["cc"]: kernel_cc[f["cc"]] for f in flows},
+        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (HTB + bfifo)",
+        "delay_line": delay_stats,
+        "link_samples": len(sampler.samples),
+    }
+    if out is not None:
+        result.save(out)
+    return result

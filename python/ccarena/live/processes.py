@@ -1,0 +1,55 @@
+"""A child process of the live engine whose stdout lines arrive on a queue
+(so the engine can wait for ``ready`` with a deadline)."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import tempfile
+import threading
+import time
+
+from ..errors import ScenarioError
+from .hygiene import kill_group, spawn
+
+
+class Child:
+    def __init__(self, name: str, argv: list[str]) -> None:
+        self.name = name
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                          text=True, bufsize=1)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def error_text(self) -> str:
+        self.stderr.seek(0)
+        text = self.stderr.read().decode(errors="replace").strip().splitlines()
+        return text[-1] if text else f"exit status {self.proc.poll()}"
+
+    def next_line(self, deadline: float) -> str:
+        """The next stdout line, or a one-line error if the child exits or
+        the deadline (time.monotonic()) passes first."""
+        try:
+            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise ScenarioError("live", f"{self.name} did not answer in time") from None
+        if line is None:
+            self.proc.wait(timeout=5)
+            raise ScenarioError("live", f"{self.name} failed: {self.error_text()}")
+        return line
+
+    def send(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def kill(self, grace_s: float = 0.0) -> None:
+        kill_group(self.proc, grace_s)
+        self.stderr.close()

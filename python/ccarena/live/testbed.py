@@ -1,0 +1,129 @@
+"""The live testbed: three network namespaces joined by veth pairs, a
+userspace delay line on a TUN device in the router, and the bottleneck
+(HTB + bfifo) on the router's egress toward the receivers.
+
+    ccalive-<pid>-tx             ccalive-<pid>-rt               ccalive-<pid>-rx
+    senders         veth        router          veth           receiver
+    10.201.1.(10+i) ------- cca-rt-tx    cca-rt-rx --------- 10.201.2.2
+                                 \\  cca-dl (TUN)  /  HTB rate + bfifo buffer
+                                  delayline (userspace)
+
+Policy routing in the router sends everything that arrives from either
+veth into the TUN device; the delay line holds each packet for its flow's
+one-way delay (rtt/2, matched by the sender's address as source for data,
+as destination for ACKs) and writes it back; coming from the TUN device it
+is routed normally, data through the bottleneck to the receiver, ACKs to
+the sender. Only private 10.201.0.0/16 addresses, only inside these
+namespaces; nothing is routed out of them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+
+from ..errors import ScenarioError
+
+SENDER_NET = "10.201.1"
+RECEIVER_NET = "10.201.2"
+RECEIVER_ADDR = f"{RECEIVER_NET}.2"
+ROUTER_TX_ADDR = f"{SENDER_NET}.254"
+ROUTER_RX_ADDR = f"{RECEIVER_NET}.254"
+BASE_PORT = 5201
+MAX_FLOWS = 200
+TUN = "cca-dl"
+BOTTLENECK_DEV = "cca-rt-rx"
+#: The bottleneck's bfifo qdisc handle.
+FIFO_HANDLE = "10:"
+_DELAY_TABLE = "100"
+#: Socket buffer ceilings for autotuning (the 50 ms flow with a 2 MB
+#: buffer has ~2.6 MB in flight).
+_TCP_MEM = "4096 131072 67108864"
+
+
+def flow_addr(i: int) -> str:
+    return f"{SENDER_NET}.{10 + i}"
+
+
+@dataclass(frozen=True)
+class Names:
+    tx: str
+    rt: str
+    rx: str
+
+    @classmethod
+    def for_prefix(cls, prefix: str) -> "Names":
+        return cls(tx=prefix + "tx", rt=prefix + "rt", rx=prefix + "rx")
+
+    def all(self) -> list[str]:
+        return [self.tx, self.rt, self.rx]
+
+
+def sh(*argv: str) -> str:
+    """Run one setup command; a failure is a one-line error."""
+    done = subprocess.run(list(argv), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        detail = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
+        raise ScenarioError("live", f"testbed setup failed: `{' '.join(argv)}`: {detail}")
+    return done.stdout
+
+
+def create_namespaces(names: Names, n_flows: int) -> None:
+    for ns in names.all():
+        sh("ip", "netns", "add", ns)
+        sh("ip", "netns", "exec", ns, "sysctl", "-qw",
+           "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+    sh("ip", "netns", "exec", names.rt, "sysctl", "-qw", "net.ipv4.ip_forward=1",
+       "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0")
+    sh("ip", "netns", "exec", names.tx, "sysctl", "-qw", f"net.ipv4.tcp_wmem={_TCP_MEM}",
+       "net.ipv4.tcp_no_metrics_save=1")
+    sh("ip", "netns", "exec", names.rx, "sysctl", "-qw", f"net.ipv4.tcp_rmem={_TCP_MEM}")
+
+    sh("ip", "-n", names.tx, "link", "add", "cca-tx0", "type", "veth", "peer", "name", "cca-rt-tx", "netns", names.rt)
+    sh("ip", "-n", names.rt, "link", "add", BOTTLENECK_DEV, "type", "veth", "peer", "name", "cca-rx0", "netns", names.rx)
+
+    sh("ip", "-n", names.tx, "addr", "add", f"{SENDER_NET}.1/24", "dev", "cca-tx0")
+    for i in range(n_flows):
+        sh("ip", "-n", names.tx, "addr", "add", f"{flow_addr(i)}/24", "dev", "cca-tx0")
+    sh("ip", "-n", names.rt, "addr", "add", f"{ROUTER_TX_ADDR}/24", "dev", "cca-rt-tx")
+    sh("ip", "-n", names.rt, "addr", "add", f"{ROUTER_RX_ADDR}/24", "dev", BOTTLENECK_DEV)
+    sh("ip", "-n", names.rx, "addr", "add", f"{RECEIVER_ADDR}/24", "dev", "cca-rx0")
+    for ns, dev in ((names.tx, "cca-tx0"), (names.rt, "cca-rt-tx"), (names.rt, BOTTLENECK_DEV), (names.rx, "cca-rx0")):
+        sh("ip", "-n", ns, "link", "set", dev, "up")
+    sh("ip", "-n", names.tx, "route", "add", "default", "via", ROUTER_TX_ADDR)
+    sh("ip", "-n", names.rx, "route", "add", "default", "via", ROUTER_RX_ADDR)
+
+
+def route_through_delay_line(names: Names) -> None:
+    """Once the delay line has created its TUN device."""
+    sh("ip", "-n", names.rt, "link", "set", TUN, "txqueuelen", "20000", "up")
+    sh("ip", "-n", names.rt, "route", "add", "default", "dev", TUN, "table", _DELAY_TABLE)
+    for pref, dev in (("100", "cca-rt-tx"), ("101", BOTTLENECK_DEV)):
+        sh("ip", "-n", names.rt, "rule", "add", "pref", pref, "iif", dev, "lookup", _DELAY_TABLE)
+
+
+def install_bottleneck(names: Names, rate_bps: int, buffer_bytes: int) -> None:
+    """HTB shapes to the rate; a byte-limited FIFO (droptail) under it."""
+    burst = max(2 * 1514, rate_bps // 8 // 2000)  # 0.5 ms of the rate, at least two packets
+    dev = ("dev", BOTTLENECK_DEV)
+    sh("tc", "-n", names.rt, "qdisc", "add", *dev, "root", "handle", "1:", "htb", "default", "1")
+    sh("tc", "-n", names.rt, "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
+       "rate", f"{rate_bps}bit", "ceil", f"{rate_bps}bit", "burst", f"{burst}b", "cburst", f"{burst}b",
+       "quantum", "1514")
+    sh("tc", "-n", names.rt, "qdisc", "add", *dev, "parent", "1:1", "handle", FIFO_HANDLE, "bfifo",
+       "limit", f"{buffer_bytes}b")
+
+
+def read_bottleneck(names: Names) -> dict[str, int] | None:
+    """The bfifo's counters: bytes and packets sent, drops, backlog bytes."""
+    done = subprocess.run(["tc", "-n", names.rt, "-s", "-j", "qdisc", "show", "dev", BOTTLENECK_DEV],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return None
+    for q in json.loads(done.stdout or "[]"):
+        if q.get("handle") == FIFO_HANDLE:
+            return {"bytes": int(q.get("bytes", 0)), "packets": int(q.get("packets", 0)),
+                    "drops": int(q.get("drops", 0)), "backlog": int(q.get("backlog", 0))}
+    return None
