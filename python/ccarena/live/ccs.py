@@ -30,25 +30,37 @@ def known_names(sim_ccs: set[str]) -> set[str]:
     return kernel_ccs() | sim_ccs | {name + SUFFIX for name in sim_ccs}
 
 
+def is_kernel_cc(cc: str) -> bool:
+    """Is ``cc`` the kernel's own algorithm (not one of ours via BPF)?"""
+    return not cc.endswith(SUFFIX) and cc in kernel_ccs()
+
+
+def cc_key(flow: dict) -> tuple[str, tuple[int, ...]]:
+    """A resolved flow's algorithm: its name and full parameter vector."""
+    return flow["cc"], tuple(flow.get("params") or ())
+
+
 def sim_name(cc: str) -> str:
     """The simulator's name for a live cc (``bbr@ccarena`` -> ``bbr``)."""
     return cc.removesuffix(SUFFIX)
 
 
-def resolve_kernel_names(ccs: list[str], stack: ExitStack) -> dict[str, str]:
-    """Scenario name -> the name to pass to TCP_CONGESTION. Ours are
-    registered now (ccarena.kernel.registered) and unregistered when
-    ``stack`` closes."""
-    available = kernel_ccs()
-    mapping: dict[str, str] = {}
-    ours: dict[str, int] = {}  # name -> first flow using it
-    for i, cc in enumerate(ccs):
-        if cc in mapping or cc in ours:
+def resolve_kernel_names(
+    ccs: list[tuple[str, tuple[int, ...]]], stack: ExitStack
+) -> dict[tuple[str, tuple[int, ...]], str]:
+    """(scenario name, parameter vector) -> the name to pass to
+    TCP_CONGESTION. Ours are registered now (ccarena.kernel.registered;
+    non-default parameters build a variant ``cc_<name>_<hash>``) and
+    unregistered when ``stack`` closes."""
+    mapping: dict[tuple[str, tuple[int, ...]], str] = {}
+    ours: dict[tuple[str, tuple[int, ...]], int] = {}  # -> first flow using it
+    for i, key in enumerate(ccs):
+        if key in mapping or key in ours:
             continue
-        if not cc.endswith(SUFFIX) and cc in available:
-            mapping[cc] = cc
+        if is_kernel_cc(key[0]):
+            mapping[key] = key[0]
         else:
-            ours[cc] = i
+            ours[key] = i
     if not ours:
         return mapping
     first = f"flow[{min(ours.values())}].cc"
@@ -56,15 +68,15 @@ def resolve_kernel_names(ccs: list[str], stack: ExitStack) -> dict[str, str]:
         from .. import kernel
     except ImportError:
         raise ScenarioError(
-            first, f"'{next(iter(ours))}' is not a kernel congestion control here and ccarena's BPF loader "
-            f"(ccarena.kernel) is not available (kernel has: {', '.join(sorted(available))})"
+            first, f"'{next(iter(ours))[0]}' is not a kernel congestion control here and ccarena's BPF loader "
+            f"(ccarena.kernel) is not available (kernel has: {', '.join(sorted(kernel_ccs()))})"
         ) from None
     try:
-        regs = stack.enter_context(kernel.registered(list(ours)))
+        regs = stack.enter_context(kernel.registered([(cc, params or None) for cc, params in ours]))
+        for cc, params in ours:
+            mapping[(cc, params)] = regs.ensure_available(cc, params or None)
     except kernel.KernelError as err:
         raise ScenarioError(first, str(err).splitlines()[0] if str(err) else "cannot register") from None
-    for cc in ours:
-        mapping[cc] = regs[cc]
     return mapping
 
 

@@ -23,7 +23,7 @@ from ..results import Result
 from ..rundir import check_target
 from ..scenario import ResolvedScenario, apply_overrides, parse_toml, read_toml, resolve
 from . import testbed
-from .ccs import known_names, resolve_kernel_names
+from .ccs import cc_key, is_kernel_cc, known_names, resolve_kernel_names
 from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
 from .processes import Child
 from .rawresult import build_raw
@@ -61,8 +61,11 @@ def load_live_scenario(
         if overrides:
             doc = apply_overrides(doc, overrides)
         for i, flow in enumerate(doc.get("flow") or []):
-            if isinstance(flow, dict) and flow.get("params"):
-                raise ScenarioError(f"flow[{i}].params", "the live engine cannot set a kernel algorithm's parameters")
+            if isinstance(flow, dict) and flow.get("params") and is_kernel_cc(str(flow.get("cc"))):
+                raise ScenarioError(
+                    f"flow[{i}].params",
+                    f"the live engine cannot set a kernel algorithm's parameters (use '{flow.get('cc')}@ccarena')",
+                )
         from .. import _core
 
         resolved = resolve(doc, name=name, known_ccs=known_names(set(_core.cc_names())))
@@ -195,7 +198,7 @@ def run_live(
         stale = cleanup_leftovers()
         if stale:
             log(f"ccarena: removed leftovers of an earlier live run: {', '.join(stale)}")
-        kernel_cc = resolve_kernel_names([f["cc"] for f in flows], stack)
+        kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
         testbed.create_namespaces(names, len(flows))
 
         delay_args = []
@@ -219,7 +222,7 @@ def run_live(
         children.append(receiver)
         sender_flows = [
             {"src": testbed.flow_addr(i), "dst": testbed.RECEIVER_ADDR, "port": ports[i],
-             "cc": kernel_cc[f["cc"]], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"]}
+             "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"]}
             for i, f in enumerate(flows)
         ]
         sender = Child("sender", ["ip", "netns", "exec", names.tx, *agent, "send",
@@ -268,7 +271,7 @@ def run_live(
     result.summary["engine"] = "live"
     result.summary["live"] = {
         "kernel": platform.release(),
-        "kernel_cc": {f["cc"]: kernel_cc[f["cc"]] for f in flows},
+        "kernel_cc": [kernel_cc[cc_key(f)] for f in flows],
         "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (HTB + bfifo)",
         "delay_line": delay_stats,
         "link_samples": len(sampler.samples),
