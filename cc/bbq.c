@@ -260,60 +260,10 @@ static inline void bbq_init(struct sock *sk)
 	bbr->bbq_queue = 0;
 }
 
-CCA_CB(void, bbq_cb_init, struct sock *sk)
-{
-	bbr_core_init(sk);
-}
-
-CCA_CB(void, bbq_main, struct sock *sk, u32 ack, int flag,
-       const struct rate_sample *rs)
-{
-	bbr_core_main(sk, ack, flag, rs);
-}
-
-CCA_CB(u32, bbq_ssthresh, struct sock *sk)
-{
-	return bbr_core_ssthresh(sk);
-}
-
-CCA_CB(u32, bbq_undo_cwnd, struct sock *sk)
-{
-	return bbr_core_undo_cwnd(sk);
-}
-
-CCA_CB(void, bbq_set_state, struct sock *sk, u8 new_state)
-{
-	bbr_core_set_state(sk, new_state);
-}
-
-CCA_CB(void, bbq_cwnd_event, struct sock *sk, int event)
-{
-	bbr_core_cwnd_event(sk, event);
-}
-
-CCA_CB(u32, bbq_min_tso_segs, struct sock *sk)
-{
-	return bbr_min_tso_segs_of(sk);
-}
-
-CCA_CB(u32, bbq_sndbuf_expand, struct sock *sk)
-{
-	return bbr_core_sndbuf_expand(sk);
-}
-
 CCA_PARAMS(bbq, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(BBQ_PARAM_ALPHA_US, "alpha_us", BBQ_ALPHA_US_DEFAULT)
 	CCA_PARAM_DEF(BBQ_PARAM_BETA_PPM, "beta_ppm", BBQ_BETA_PPM_DEFAULT)
 	CCA_PARAM_DEF(BBQ_PARAM_FIRST_CUT, "first_cut",
 		      BBQ_FIRST_CUT_DEFAULT));
 
-CCA_REGISTER(bbq,
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.init = CCA_FN(bbq_cb_init),
-	.cong_control = CCA_FN(bbq_main),
-	.ssthresh = CCA_FN(bbq_ssthresh),
-	.undo_cwnd = CCA_FN(bbq_undo_cwnd),
-	.set_state = CCA_FN(bbq_set_state),
-	.cwnd_event = CCA_FN(bbq_cwnd_event),
-	.min_tso_segs = CCA_FN(bbq_min_tso_segs),
-	.sndbuf_expand = CCA_FN(bbq_sndbuf_expand));
+BBR_CORE_REGISTER(bbq);

@@ -23,56 +23,6 @@
  */
 #include "bbr_core.h"
 
-CCA_CB(void, bbr_init, struct sock *sk)
-{
-	bbr_core_init(sk);
-}
-
-CCA_CB(void, bbr_main, struct sock *sk, u32 ack, int flag,
-       const struct rate_sample *rs)
-{
-	bbr_core_main(sk, ack, flag, rs);
-}
-
-CCA_CB(u32, bbr_ssthresh, struct sock *sk)
-{
-	return bbr_core_ssthresh(sk);
-}
-
-CCA_CB(u32, bbr_undo_cwnd, struct sock *sk)
-{
-	return bbr_core_undo_cwnd(sk);
-}
-
-CCA_CB(void, bbr_set_state, struct sock *sk, u8 new_state)
-{
-	bbr_core_set_state(sk, new_state);
-}
-
-CCA_CB(void, bbr_cwnd_event, struct sock *sk, int event)
-{
-	bbr_core_cwnd_event(sk, event);
-}
-
-CCA_CB(u32, bbr_min_tso_segs, struct sock *sk)
-{
-	return bbr_min_tso_segs_of(sk);
-}
-
-CCA_CB(u32, bbr_sndbuf_expand, struct sock *sk)
-{
-	return bbr_core_sndbuf_expand(sk);
-}
-
 CCA_PARAMS(bbr, BBR_CORE_PARAM_DEFS);
 
-CCA_REGISTER(bbr,
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.init = CCA_FN(bbr_init),
-	.cong_control = CCA_FN(bbr_main),
-	.ssthresh = CCA_FN(bbr_ssthresh),
-	.undo_cwnd = CCA_FN(bbr_undo_cwnd),
-	.set_state = CCA_FN(bbr_set_state),
-	.cwnd_event = CCA_FN(bbr_cwnd_event),
-	.min_tso_segs = CCA_FN(bbr_min_tso_segs),
-	.sndbuf_expand = CCA_FN(bbr_sndbuf_expand));
+BBR_CORE_REGISTER(bbr);

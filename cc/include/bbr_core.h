@@ -84,7 +84,8 @@
  *     #define BBR_EXT_FIELDS u32 bbq_round_min_rtt_us:31, bbq_queue:1;
  *     #include "bbr_core.h"
  *     static inline u32 bbq_phase_len_us(struct sock *sk) { ... }
- *     ... CCA_CB wrappers calling bbr_core_*(), CCA_PARAMS, CCA_REGISTER.
+ *     CCA_PARAMS(bbq, BBR_CORE_PARAM_DEFS ...its own rows...);
+ *     BBR_CORE_REGISTER(bbq);     // callbacks + tcp_congestion_ops
  * (cc/bbq.c is the worked example.)
  *
  * Hooks (default = Linux BBR; add more here when a derivative needs one):
@@ -1228,5 +1229,57 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 			bbr_check_probe_rtt_done(sk);
 	}
 }
+
+/*
+ * BBR_CORE_REGISTER(name): the tcp_congestion_ops members of BBR and of
+ * every derivative are the core's functions above; this defines one thin
+ * callback per member (a separate BPF program each, which is why they
+ * cannot simply be shared) and registers them under `name`. The derivative
+ * declares its CCA_PARAMS table itself.
+ */
+#define BBR_CORE_REGISTER(name)						\
+	CCA_CB(void, name##_cb_init, struct sock *sk)			\
+	{								\
+		bbr_core_init(sk);					\
+	}								\
+	CCA_CB(void, name##_cb_main, struct sock *sk, u32 ack, int flag, \
+	       const struct rate_sample *rs)				\
+	{								\
+		bbr_core_main(sk, ack, flag, rs);			\
+	}								\
+	CCA_CB(u32, name##_cb_ssthresh, struct sock *sk)		\
+	{								\
+		return bbr_core_ssthresh(sk);				\
+	}								\
+	CCA_CB(u32, name##_cb_undo_cwnd, struct sock *sk)		\
+	{								\
+		return bbr_core_undo_cwnd(sk);				\
+	}								\
+	CCA_CB(void, name##_cb_set_state, struct sock *sk, u8 new_state) \
+	{								\
+		bbr_core_set_state(sk, new_state);			\
+	}								\
+	CCA_CB(void, name##_cb_cwnd_event, struct sock *sk, int event)	\
+	{								\
+		bbr_core_cwnd_event(sk, event);				\
+	}								\
+	CCA_CB(u32, name##_cb_min_tso_segs, struct sock *sk)		\
+	{								\
+		return bbr_min_tso_segs_of(sk);				\
+	}								\
+	CCA_CB(u32, name##_cb_sndbuf_expand, struct sock *sk)		\
+	{								\
+		return bbr_core_sndbuf_expand(sk);			\
+	}								\
+	CCA_REGISTER(name,						\
+		.flags = TCP_CONG_NON_RESTRICTED,			\
+		.init = CCA_FN(name##_cb_init),				\
+		.cong_control = CCA_FN(name##_cb_main),			\
+		.ssthresh = CCA_FN(name##_cb_ssthresh),			\
+		.undo_cwnd = CCA_FN(name##_cb_undo_cwnd),		\
+		.set_state = CCA_FN(name##_cb_set_state),		\
+		.cwnd_event = CCA_FN(name##_cb_cwnd_event),		\
+		.min_tso_segs = CCA_FN(name##_cb_min_tso_segs),		\
+		.sndbuf_expand = CCA_FN(name##_cb_sndbuf_expand))
 
 #endif /* CCARENA_BBR_CORE_H */
