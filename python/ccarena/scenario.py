@@ -526,12 +526,17 @@ def load_scenario(
     A ``str`` is TOML text if it contains a newline or ``=``, otherwise a
     path; pass a :class:`~pathlib.Path` to be explicit.
     """
-    if isinstance(source, Mapping):
-        doc, name = dict(source), "scenario"
-    elif isinstance(source, Path) or ("\n" not in source and "=" not in source):
-        doc, name = read_toml(source), Path(source).stem
-    else:
-        doc, name = parse_toml(source), "scenario"
+    doc, name = read_source(source)
     if overrides:
         doc = apply_overrides(doc, overrides)
     return resolve(doc, name=name, known_ccs=known_ccs)
+
+
+def read_source(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The scenario document and its name, from a path, TOML text or a dict
+    (a ``str`` is TOML text if it contains a newline or ``=``)."""
+    if isinstance(source, Mapping):
+        return dict(source), "scenario"
+    if isinstance(source, Path) or ("\n" not in source and "=" not in source):
+        return read_toml(source), Path(source).stem
+    return parse_toml(source), "scenario"

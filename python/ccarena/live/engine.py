@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import ScenarioError
 from ..results import Result
 from ..rundir import check_target
-from ..scenario import ResolvedScenario, apply_overrides, parse_toml, read_toml, resolve
+from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve
 from . import testbed
 from .ccs import cc_key, is_kernel_cc, known_names, resolve_kernel_names
 from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
@@ -52,12 +52,7 @@ def load_live_scenario(
     if isinstance(source, ResolvedScenario):
         resolved = source
     else:
-        if isinstance(source, Mapping):
-            doc, name = dict(source), "scenario"
-        elif isinstance(source, Path) or ("\n" not in source and "=" not in source):
-            doc, name = read_toml(source), Path(source).stem
-        else:
-            doc, name = parse_toml(source), "scenario"
+        doc, name = read_source(source)
         if overrides:
             doc = apply_overrides(doc, overrides)
         for i, flow in enumerate(doc.get("flow") or []):
