@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast
@@ -364,8 +364,11 @@ def _unit(path: str, parse, value):
         raise ScenarioError(path, str(err)) from None
 
 
-def _resolve_rtt_schedule(changes: list[RttChange], path: str, duration_ns: int) -> list[dict[str, int]]:
-    """A flow's base-RTT changes as ``RttChange`` entries of SimConfig."""
+def _resolve_schedule(
+    changes: list[Any], path: str, duration_ns: int, *, what: str, key: str, field: str, parse: Callable[[Any], int]
+) -> list[dict[str, int]]:
+    """Timed changes (``at`` plus one value ``field``) as SimConfig entries
+    ``{"at_ns", key}``: each inside the run, in increasing time order."""
     out: list[dict[str, int]] = []
     for j, change in enumerate(changes):
         here = f"{path}[{j}]"
@@ -373,8 +376,8 @@ def _resolve_rtt_schedule(changes: list[RttChange], path: str, duration_ns: int)
         if at_ns >= duration_ns:
             raise ScenarioError(f"{here}.at", "at or after the end of the run")
         if out and at_ns <= out[-1]["at_ns"]:
-            raise ScenarioError(f"{here}.at", "RTT changes must be in increasing time order")
-        out.append({"at_ns": at_ns, "rtt_ns": _unit(f"{here}.rtt", units.parse_time, change.rtt)})
+            raise ScenarioError(f"{here}.at", f"{what} changes must be in increasing time order")
+        out.append({"at_ns": at_ns, key: _unit(f"{here}.{field}", parse, getattr(change, field))})
     return out
 
 
@@ -417,7 +420,10 @@ def resolve(
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
         params, params_human[i] = _resolve_params(flow.cc, flow.params, f"{path}.params")
-        rtt_schedule = _resolve_rtt_schedule(flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns)
+        rtt_schedule = _resolve_schedule(
+            flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns,
+            what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,
+        )
         entry = {
             "cc": flow.cc,
             "rtt_ns": rtt_ns,
@@ -463,15 +469,10 @@ def resolve(
     elif bn.red is not None:
         raise ScenarioError("bottleneck.red", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"red\")")
 
-    schedule = []
-    for j, change in enumerate(bn.schedule):
-        path = f"bottleneck.schedule[{j}]"
-        at_ns = _unit(f"{path}.at", lambda v: units.parse_time(v, allow_zero=True), change.at)
-        if at_ns >= duration_ns:
-            raise ScenarioError(f"{path}.at", "after the end of the run")
-        if schedule and at_ns <= schedule[-1]["at_ns"]:
-            raise ScenarioError(f"{path}.at", "rate changes must be in increasing time order")
-        schedule.append({"at_ns": at_ns, "rate_bps": _unit(f"{path}.rate", units.parse_rate, change.rate)})
+    schedule = _resolve_schedule(
+        bn.schedule, "bottleneck.schedule", duration_ns,
+        what="rate", key="rate_bps", field="rate", parse=units.parse_rate,
+    )
 
     measure = model.measure or Measure()
     from_ns = duration_ns // 3
