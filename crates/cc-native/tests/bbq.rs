@@ -12,7 +12,7 @@
 mod common;
 
 use cc_native::lookup;
-use common::{FakeNet, Sample};
+use common::{set_params, FakeNet, Sample};
 
 const PROBE_BW: u32 = 2;
 const UP: u32 = 320; // 5/4 << 8
@@ -103,8 +103,7 @@ fn run_on(cc: &str, params: &[(&str, u64)], rtprop_us: u64, queue_rtprop_us: Opt
     }
     let mut net = FakeNet::new(cc, MSS, PKT_TIME_US, rtprop_us);
     // Init read only BBR's Startup gain, which no test changes.
-    net.sk.cca.params = values.as_ptr();
-    net.sk.cca.n_params = values.len() as u32;
+    set_params(&mut net.sk, &values);
     match queue_rtprop_us {
         Some(rtprop) => {
             net.run_until(QUEUE_AT_US);

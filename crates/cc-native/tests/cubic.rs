@@ -3,7 +3,7 @@
 mod common;
 
 use cc_native::{lookup, AckSample, CaState, TcpSock};
-use common::new_sock;
+use common::{new_sock, set_params};
 
 const RTT_US: u64 = 100_000;
 
@@ -43,8 +43,7 @@ fn slow_start_doubles_cwnd_per_rtt() {
     let cubic = lookup("cubic").unwrap();
     let params = params_without_hystart();
     let mut sk = new_sock(1448);
-    sk.cca.params = params.as_ptr();
-    sk.cca.n_params = params.len() as u32;
+    set_params(&mut sk, &params);
     cubic.init(&mut sk);
     let mut seen = vec![sk.snd_cwnd];
     for r in 0..4 {
@@ -77,8 +76,7 @@ fn fast_convergence_lowers_the_plateau_when_w_max_falls() {
         params[cubic.param_index("fast_convergence").unwrap()] = fast;
         params[cubic.param_index("tcp_friendliness").unwrap()] = 0;
         let mut sk = new_sock(1448);
-        sk.cca.params = params.as_ptr();
-        sk.cca.n_params = params.len() as u32;
+        set_params(&mut sk, &params);
         cubic.init(&mut sk);
         sk.snd_cwnd = 100;
         sk.tcp_mstamp = 1_000_000;
@@ -107,8 +105,7 @@ fn window_follows_the_cubic_after_a_loss() {
     let cubic = lookup("cubic").unwrap();
     let params = params_without_hystart();
     let mut sk = new_sock(1448);
-    sk.cca.params = params.as_ptr();
-    sk.cca.n_params = params.len() as u32;
+    set_params(&mut sk, &params);
     cubic.init(&mut sk);
     sk.snd_cwnd = 100;
     sk.tcp_mstamp = 1_000_000;
@@ -147,8 +144,7 @@ fn hystart_delay_increase_ends_slow_start() {
     let mut params: Vec<u64> = cubic.params().iter().map(|p| p.default).collect();
     params[cubic.param_index("hystart_detect").unwrap()] = 2; // delay only
     let mut sk = new_sock(1448);
-    sk.cca.params = params.as_ptr();
-    sk.cca.n_params = params.len() as u32;
+    set_params(&mut sk, &params);
     sk.snd_cwnd = 32;
     sk.tcp_mstamp = 1_000_000;
     sk.snd_nxt = 32 * 1448;
@@ -191,8 +187,7 @@ fn hystart_ack_train_ends_slow_start() {
     let mut params: Vec<u64> = cubic.params().iter().map(|p| p.default).collect();
     params[cubic.param_index("hystart_detect").unwrap()] = 1; // ACK train only
     let mut sk = new_sock(1448);
-    sk.cca.params = params.as_ptr();
-    sk.cca.n_params = params.len() as u32;
+    set_params(&mut sk, &params);
     sk.snd_cwnd = 32;
     sk.tcp_mstamp = 1_000_000;
     sk.snd_nxt = 32 * 1448;
@@ -213,8 +208,7 @@ fn rto_forgets_w_max_and_undo_restores_prior_cwnd() {
     let cubic = lookup("cubic").unwrap();
     let params = params_without_hystart();
     let mut sk = new_sock(1448);
-    sk.cca.params = params.as_ptr();
-    sk.cca.n_params = params.len() as u32;
+    set_params(&mut sk, &params);
     cubic.init(&mut sk);
     sk.snd_cwnd = 100;
     cubic.ssthresh(&mut sk); // W_max = 100
@@ -240,8 +234,7 @@ fn tcp_friendliness_outgrows_the_cubic_at_small_windows() {
         let mut params = params_without_hystart();
         params[cubic.param_index("tcp_friendliness").unwrap()] = friendly;
         let mut sk = new_sock(1448);
-        sk.cca.params = params.as_ptr();
-        sk.cca.n_params = params.len() as u32;
+        set_params(&mut sk, &params);
         cubic.init(&mut sk);
         sk.snd_cwnd = 30;
         sk.tcp_mstamp = 1_000_000;

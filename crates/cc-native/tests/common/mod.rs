@@ -13,6 +13,13 @@
 use cc_native::{CaEvent, CongestionOps, RateSample, TcpSock, SK_PACING_NONE};
 use std::collections::VecDeque;
 
+/// Points the socket's parameter overrides at `params` (index order of
+/// the algorithm's table); the caller keeps `params` alive while `sk` is used.
+pub fn set_params(sk: &mut TcpSock, params: &[u64]) {
+    sk.cca.params = params.as_ptr();
+    sk.cca.n_params = params.len() as u32;
+}
+
 /// A socket as the sender would hand it to a CC right after the handshake.
 pub fn new_sock(mss: u32) -> TcpSock {
     let mut sk = TcpSock {
