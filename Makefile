@@ -9,6 +9,7 @@
 #   make bench   simulator speed (and ns-3.44's, if installed)
 #   make reproduce        every figure of the BBQ paper -> runs/reproduce/index.md
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
+#   make bench-delayline  live delay line throughput and CPU (root; one 10-s live run)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -33,7 +34,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -90,6 +91,9 @@ reproduce: build
 
 bench-reproduce: build
 	$(PY) bench/bench_reproduce.py
+
+bench-delayline: build
+	$(PY) bench/bench_delayline.py
 
 # ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
 bench-ns3-setup: $(NS3_BIN)

@@ -8,7 +8,7 @@ Three groups:
   bpftool), checked against /proc's list of available congestion controls;
 - real TCP traffic in network namespaces this module creates and deletes:
   one cc_bbr flow over loopback, and our BBR against the kernel's built-in
-  bbr through a 100 Mbit/s HTB bottleneck.
+  bbr through a 100 Mbit/s TBF bottleneck.
 
 Every test that registers leaves the kernel as it found it (asserted), and
 every namespace it creates is deleted (asserted).
@@ -522,7 +522,7 @@ def test_bpf_bbr_carries_real_traffic_in_a_namespace(tmp_path: Path, untouched_k
 
 
 # The issue's race runs on the live engine's testbed (ccarena live run: a
-# userspace delay line for the RTT, HTB + bfifo bottleneck), through its
+# userspace delay line for the RTT, TBF + bfifo bottleneck), through its
 # CLI so that only the scenario/summary.json contract is shared.
 _RACE = """\
 duration = "{seconds}s"

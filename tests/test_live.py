@@ -218,9 +218,9 @@ def test_second_run_refused_while_testbed_is_locked(clean_host, tmp_path):
     [
         (["--bottleneck", "kernel", "--set", "bottleneck.aqm=red", "--set", "bottleneck.red.min=100KB",
           "--set", "bottleneck.red.max=300KB", "--set", "bottleneck.red.max_p=0.1"],
-         "ccarena: error: --bottleneck: the kernel bottleneck (HTB + bfifo) cannot do aqm = \"red\" here"),
+         "ccarena: error: --bottleneck: the kernel bottleneck (TBF + bfifo) cannot do aqm = \"red\" here"),
         (["--bottleneck", "kernel", "--set", "bottleneck.loss=0.01"],
-         "ccarena: error: --bottleneck: the kernel bottleneck (HTB + bfifo) cannot do random loss"),
+         "ccarena: error: --bottleneck: the kernel bottleneck (TBF + bfifo) cannot do random loss"),
         (["--bottleneck", "wire"], "ccarena: error: argument --bottleneck: invalid choice: 'wire'"),
         (["--set", "flow.0.cc=foo"], "ccarena: error: flow[0].cc: unknown congestion control 'foo'"),
         (["--set", "flow.0.params.cwnd_gain=512"], "ccarena: error: flow[0].params: the live engine cannot set"),

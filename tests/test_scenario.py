@@ -191,7 +191,7 @@ def _with(doc, path, value):
         ("bottleneck.rate", "0Mbit", "bottleneck.rate", "must be > 0"),
         ("bottleneck.buffer", "-2MB", "bottleneck.buffer", "must be > 0"),
         ("bottleneck.buffer", "100B", "bottleneck.buffer", "less than one packet"),
-        ("bottleneck.aqm", "codel", "bottleneck.aqm", "'droptail' or 'red'"),
+        ("bottleneck.aqm", "codel", "bottleneck.aqm", "'droptail', 'red' or 'fq'"),
         ("bottleneck.loss", 1.5, "bottleneck.loss", "less than 1"),
         ("bottleneck.loss", "1%", "bottleneck.loss", "valid number"),
         ("bottleneck.colour", "red", "bottleneck.colour", "unknown key"),
@@ -448,4 +448,68 @@ def test_rtt_schedule_errors_name_the_field(small_scenario, schedule, error_path
     with pytest.raises(ScenarioError) as info:
         resolve(_with(small_scenario, "flow.0.rtt_schedule", schedule))
     assert info.value.path == error_path
+    assert fragment in info.value.problem
+
+
+# -- fair queueing and the policer ----------------------------------------------
+
+
+def test_fq_and_policer_resolve_to_wire_bytes_and_bit_per_second(small_scenario):
+    doc = _with(small_scenario, "bottleneck.aqm", "fq")
+    doc = _with(doc, "bottleneck.policer", {"rate": "50Mbit", "burst": "64KB"})
+    resolved = resolve(doc)
+    bn = resolved.config["bottleneck"]
+    # The quantum defaults to one full packet on the wire.
+    assert bn["fq"] == {"quantum_bytes": 1514}
+    assert bn["policer"] == {"rate_bps": 50_000_000, "burst_bytes": 64_000}
+    human = resolved.human["bottleneck"]
+    assert human["fq"] == {"quantum": "1514B", "quantum_bytes": 1514}
+    assert human["policer"] == {"rate": "50Mbit", "burst": "64KB", "burst_bytes": 64_000}
+    doc = _with(doc, "bottleneck.fq", {"quantum": "2pkt"})
+    assert resolve(doc).config["bottleneck"]["fq"] == {"quantum_bytes": 2 * 1514}
+
+
+def test_scenarios_without_fq_or_policer_keep_their_config(small_scenario):
+    # The keys appear only when used: older scenarios resolve (and their
+    # summary.json reads) exactly as before.
+    bn = resolve(small_scenario).config["bottleneck"]
+    assert "fq" not in bn and "policer" not in bn
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "error_path", "fragment"),
+    [
+        ("bottleneck.policer", {"rate": "0Mbit", "burst": "64KB"}, "bottleneck.policer.rate", "must be > 0"),
+        ("bottleneck.policer", {"rate": "fast", "burst": "64KB"}, "bottleneck.policer.rate", "malformed rate"),
+        ("bottleneck.policer", {"rate": "50Mbit", "burst": "0B"}, "bottleneck.policer.burst", "must be > 0"),
+        ("bottleneck.policer", {"rate": "50Mbit", "burst": "1000B"}, "bottleneck.policer.burst",
+         "less than one packet"),
+        ("bottleneck.policer", {"rate": "50Mbit"}, "bottleneck.policer.burst", "required key is missing"),
+        ("bottleneck.policer", {"rate": "50Mbit", "burst": "64KB", "peak": "1Gbit"}, "bottleneck.policer.peak",
+         "unknown key"),
+        ("bottleneck.policer", "50Mbit", "bottleneck.policer", "expected a table"),
+        ("bottleneck.fq", {"quantum": "1514B"}, "bottleneck.fq", "aqm is \"droptail\" (set aqm = \"fq\")"),
+    ],
+)
+def test_policer_and_fq_errors_name_the_field(small_scenario, path, value, error_path, fragment):
+    with pytest.raises(ScenarioError) as info:
+        resolve(_with(small_scenario, path, value))
+    assert info.value.path == error_path
+    assert fragment in info.value.problem
+
+
+@pytest.mark.parametrize(
+    ("quantum", "fragment"),
+    [
+        ("0B", "must be > 0"),
+        ("100B", "outside 256 B .. 1 MiB"),
+        ("2MiB", "outside 256 B .. 1 MiB"),
+        (1514, "expected a size string"),
+    ],
+)
+def test_fq_quantum_is_a_size_within_fq_codels_bounds(small_scenario, quantum, fragment):
+    doc = _with(_with(small_scenario, "bottleneck.aqm", "fq"), "bottleneck.fq", {"quantum": quantum})
+    with pytest.raises(ScenarioError) as info:
+        resolve(doc)
+    assert info.value.path == "bottleneck.fq.quantum"
     assert fragment in info.value.problem

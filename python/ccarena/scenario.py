@@ -87,6 +87,20 @@ class Red(_Strict):
     byte_mode: StrictBool = False
 
 
+class Fq(_Strict):
+    """Per-flow fair queueing (Deficit Round Robin)."""
+
+    #: Wire bytes a flow may send per round; default one full packet.
+    quantum: SizeText = f"{units.PACKET_WIRE_BYTES}B"
+
+
+class Policer(_Strict):
+    """Token-bucket policer in front of the queue."""
+
+    rate: Rate
+    burst: SizeText
+
+
 class RateChange(_Strict):
     at: Instant
     rate: Rate
@@ -95,10 +109,19 @@ class RateChange(_Strict):
 class Bottleneck(_Strict):
     rate: Rate
     buffer: SizeText
-    aqm: Literal["droptail", "red"] = "droptail"
+    aqm: Literal["droptail", "red", "fq"] = "droptail"
     loss: Number = Field(default=0.0, ge=0, lt=1)
     red: Red | None = None
+    fq: Fq | None = None
+    policer: Policer | None = None
     schedule: list[RateChange] = Field(default_factory=list)
+
+
+#: fq quantum bounds, as Linux's fq_codel (it raises smaller quanta to 256 B
+#: and rejects above 1 MiB); far below a packet, DRR spends many rounds
+#: per packet for nothing.
+FQ_QUANTUM_MIN_BYTES = 256
+FQ_QUANTUM_MAX_BYTES = 1 << 20
 
 
 class RttChange(_Strict):
@@ -469,6 +492,31 @@ def resolve(
     elif bn.red is not None:
         raise ScenarioError("bottleneck.red", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"red\")")
 
+    fq = None
+    if bn.aqm == "fq":
+        quantum_text = (bn.fq or Fq()).quantum
+        quantum = size("bottleneck.fq.quantum", quantum_text)
+        if not FQ_QUANTUM_MIN_BYTES <= quantum <= FQ_QUANTUM_MAX_BYTES:
+            raise ScenarioError(
+                "bottleneck.fq.quantum",
+                f"{quantum_text!r} is {quantum} bytes, outside {FQ_QUANTUM_MIN_BYTES} B .. 1 MiB",
+            )
+        fq = {"quantum_bytes": quantum}
+    elif bn.fq is not None:
+        raise ScenarioError("bottleneck.fq", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"fq\")")
+
+    policer = None
+    if bn.policer is not None:
+        policer_rate = _unit("bottleneck.policer.rate", units.parse_rate, bn.policer.rate)
+        burst = size("bottleneck.policer.burst", bn.policer.burst)
+        if burst < units.PACKET_WIRE_BYTES:
+            raise ScenarioError(
+                "bottleneck.policer.burst",
+                f"{bn.policer.burst!r} is {burst} bytes, less than one packet ({units.PACKET_WIRE_BYTES} B): "
+                "nothing would pass",
+            )
+        policer = {"rate_bps": policer_rate, "burst_bytes": burst}
+
     schedule = _resolve_schedule(
         bn.schedule, "bottleneck.schedule", duration_ns,
         what="rate", key="rate_bps", field="rate", parse=units.parse_rate,
@@ -502,6 +550,10 @@ def resolve(
             "red": red,
             "loss": float(bn.loss),
             "schedule": schedule,
+            # Only when used, so that other scenarios' configs (and their
+            # summary.json) stay as they were.
+            **({"fq": fq} if fq is not None else {}),
+            **({"policer": policer} if policer is not None else {}),
         },
         "flows": flows,
     }
@@ -510,6 +562,10 @@ def resolve(
     human["measure"] = {"from": units.format_time(from_ns), "to": units.format_time(to_ns)}
     human["output"] = {"interval": units.format_time(interval_ns)}
     human["bottleneck"]["buffer_bytes"] = buffer_bytes
+    if fq is not None:
+        human["bottleneck"]["fq"] = {"quantum": (bn.fq or Fq()).quantum, "quantum_bytes": fq["quantum_bytes"]}
+    if policer is not None:
+        human["bottleneck"]["policer"]["burst_bytes"] = policer["burst_bytes"]
     human["bottleneck"]["bdp_bytes"] = bdp
     for i, flow_params in params_human.items():
         human["flow"][i]["params"] = flow_params

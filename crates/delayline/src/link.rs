@@ -1,12 +1,20 @@
-//! The userspace bottleneck (for what the kernel lacks here: RED, random
-//! loss, rate schedules, per-flow queue occupancy, per-packet sojourn).
+//! The userspace bottleneck (for what the kernel lacks here: RED, fair
+//! queueing, a policer, random loss, rate schedules, per-flow queue
+//! occupancy, per-packet sojourn).
 //!
 //! The queue is the simulator's own (`sim::bottleneck::Bottleneck`: random
-//! loss on entry, droptail or RED, a FIFO in wire bytes serialised at the
-//! current rate); this module feeds it real packets and real time. The link
-//! runs on its own exact timeline: a transmission that ends at `t` is
-//! completed at `t` even if we wake up later, so wake-up jitter delays
-//! packets slightly but never changes the rate.
+//! loss on entry, a token-bucket policer, droptail or RED on a FIFO, or
+//! per-flow DRR queues, in wire bytes, serialised at the current rate);
+//! this module feeds it real packets and real time. The link runs on its
+//! own exact timeline: a transmission that ends at `t` is completed at `t`
+//! even if we wake up later, so wake-up jitter delays packets slightly but
+//! never changes the rate.
+//!
+//! The simulator's queue holds packet descriptors, not bytes. Under fq they
+//! leave in DRR order, not arrival order, and an arrival may push out a
+//! queued packet of another flow; so each packet's bytes wait in a slot of
+//! [`Payloads`], and the slot's index rides through the queue in the
+//! descriptor's `seq` (the live link has no segment numbers).
 
 use std::collections::VecDeque;
 
@@ -24,8 +32,8 @@ const FULL_PACKET_WIRE: u32 = 1514;
 pub struct Link {
     queue: Bottleneck,
     rng: SimRng,
-    /// Bytes of the packets in the queue and on the wire, in order.
-    packets: VecDeque<Vec<u8>>,
+    /// Bytes of the packets in the queue and on the wire.
+    payloads: Payloads,
     /// End of the transmission in progress.
     busy_until: Option<u64>,
     /// (absolute ns, rate) changes still to apply, ascending.
@@ -39,7 +47,7 @@ impl Link {
         Link {
             queue: Bottleneck::new(cfg, n_flows, FULL_PACKET_WIRE),
             rng: SimRng::new(seed),
-            packets: VecDeque::new(),
+            payloads: Payloads::default(),
             busy_until: None,
             schedule: VecDeque::new(),
             pending_schedule: cfg.schedule.iter().map(|c| (c.at_ns, c.rate_bps)).collect(),
@@ -64,25 +72,31 @@ impl Link {
     /// A data packet of `flow` arrives at `now_ns`; false if dropped.
     /// Call [`Link::advance`] up to `now_ns` first.
     pub fn offer(&mut self, now_ns: u64, flow: usize, bytes: Vec<u8>) -> bool {
+        let wire_bytes = bytes.len() as u32 + ETHERNET_HEADER;
+        let slot = self.payloads.put(bytes);
         let pkt = DataPacket {
             flow: flow as u32,
-            seq: 0,
-            wire_bytes: bytes.len() as u32 + ETHERNET_HEADER,
+            seq: slot,
+            wire_bytes,
             retrans: false,
             sent_ns: now_ns,
             enqueued_ns: now_ns,
         };
-        match self.queue.offer(now_ns, pkt, &mut self.rng) {
+        let offer = self.queue.offer(now_ns, pkt, &mut self.rng);
+        // Queued packets that fq dropped to make room.
+        for lost in self.queue.pushed_out() {
+            self.payloads.take(lost.seq);
+        }
+        match offer {
             Offer::StartedTx(end) => {
                 self.busy_until = Some(end);
-                self.packets.push_back(bytes);
                 true
             }
-            Offer::Queued => {
-                self.packets.push_back(bytes);
-                true
+            Offer::Queued => true,
+            Offer::Dropped(_) => {
+                self.payloads.take(slot);
+                false
             }
-            Offer::Dropped(_) => false,
         }
     }
 
@@ -100,8 +114,7 @@ impl Link {
                 (Some(t), _) => {
                     let (done, next) = self.queue.complete_tx(t);
                     self.busy_until = next;
-                    let bytes = self.packets.pop_front().expect("a packet per transmission");
-                    sent(done.flow as usize, t, bytes);
+                    sent(done.flow as usize, t, self.payloads.take(done.seq));
                 }
                 (None, Some((_, rate))) => {
                     self.queue.set_rate(rate);
@@ -120,19 +133,23 @@ impl Link {
     /// per-flow backlog and sojourn sums).
     pub fn stats_json(&self) -> String {
         let s = &self.queue.stats;
-        let flows: Vec<String> = (0..self.n_flows).map(|i| self.queue.flow_queue_bytes(i).to_string()).collect();
+        let per_flow =
+            |f: &dyn Fn(usize) -> u64| (0..self.n_flows).map(|i| f(i).to_string()).collect::<Vec<_>>().join(", ");
         format!(
-            "{{\"bytes\": {}, \"packets\": {}, \"drops\": {}, \"backlog\": {}, \"rate_bps\": {}, \
-             \"sojourn_sum_ns\": {}, \"sojourn_count\": {}, \"max_backlog\": {}, \"flow_backlog\": [{}]}}",
+            "{{\"bytes\": {}, \"packets\": {}, \"drops\": {}, \"policed\": {}, \"backlog\": {}, \"rate_bps\": {}, \
+             \"sojourn_sum_ns\": {}, \"sojourn_count\": {}, \"max_backlog\": {}, \"flow_backlog\": [{}], \
+             \"flow_drops\": [{}]}}",
             s.tx_bytes,
             s.tx_packets,
             s.drops,
+            s.policed,
             self.queue.queue_bytes(),
             self.queue.rate_bps(),
             s.sojourn_sum_ns,
             s.sojourn_count,
             s.max_queue_bytes,
-            flows.join(", ")
+            per_flow(&|i| self.queue.flow_queue_bytes(i)),
+            per_flow(&|i| self.queue.flow_drops(i)),
         )
     }
 
@@ -161,13 +178,52 @@ impl Link {
     }
 }
 
+/// The bytes of the packets in the bottleneck, each in a numbered slot
+/// until it leaves or is dropped (a slab: freed slots are reused, so the
+/// slot numbers stay below the most packets ever queued at once).
+#[derive(Default)]
+struct Payloads {
+    slots: Vec<Option<Vec<u8>>>,
+    free: Vec<u32>,
+}
+
+impl Payloads {
+    fn put(&mut self, bytes: Vec<u8>) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(bytes);
+                slot
+            }
+            None => {
+                self.slots.push(Some(bytes));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take(&mut self, slot: u32) -> Vec<u8> {
+        let bytes = self.slots[slot as usize].take().expect("a slot is taken once");
+        self.free.push(slot);
+        bytes
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use sim::config::{Aqm, RateChange};
 
     fn cfg(schedule: Vec<RateChange>) -> BottleneckConfig {
-        BottleneckConfig { rate_bps: 100_000_000, buffer_bytes: 3 * 1514, aqm: Aqm::Droptail, red: None, loss: 0.0, schedule }
+        BottleneckConfig {
+            rate_bps: 100_000_000,
+            buffer_bytes: 3 * 1514,
+            aqm: Aqm::Droptail,
+            red: None,
+            fq: None,
+            policer: None,
+            loss: 0.0,
+            schedule,
+        }
     }
 
     #[test]
@@ -201,5 +257,48 @@ mod tests {
         assert!(link.offer(20_000, 0, vec![0; 1500]));
         // At 50 Mbit/s a 1514-byte packet takes twice as long.
         assert_eq!(link.next_event(), Some(20_000 + 242_240));
+    }
+
+    #[test]
+    fn fq_sends_each_packets_own_bytes_in_drr_order() {
+        // Flow 0 fills the buffer (four packets), then flow 1 arrives: fq
+        // pushes out flow 0's oldest waiting packet and serves the flows in
+        // turn. Each packet that leaves carries its own bytes.
+        let mut c = cfg(vec![]);
+        c.aqm = Aqm::Fq;
+        c.buffer_bytes = 4 * 1514;
+        let mut link = Link::new(&c, 2, 1);
+        link.start(0);
+        for k in 0..5u8 {
+            assert!(link.offer(0, 0, vec![k; 1500]));
+        }
+        assert!(link.offer(0, 1, vec![100; 1500]));
+        assert!(link.offer(0, 1, vec![101; 1500]), "flow 0 is still the longest");
+        let mut out = Vec::new();
+        link.advance(u64::MAX / 2, &mut |flow, _, bytes| out.push((flow, bytes[0], bytes.len())));
+        let order: Vec<(usize, u8)> = out.iter().map(|o| (o.0, o.1)).collect();
+        // 0 went straight to the wire; 1 and 2 were pushed out.
+        assert_eq!(order, vec![(0, 0), (0, 3), (1, 100), (0, 4), (1, 101)]);
+        assert!(out.iter().all(|o| o.2 == 1500));
+        assert!(link.stats_json().contains("\"drops\": 2, \"policed\": 0"), "{}", link.stats_json());
+        assert!(link.stats_json().contains("\"flow_drops\": [2, 0]"), "{}", link.stats_json());
+        // Every slot came back (six: five queued or on the wire, plus the
+        // arrival that pushed one out), and the next packet reuses one.
+        assert_eq!((link.payloads.free.len(), link.payloads.slots.len()), (6, 6));
+        assert!(link.offer(u64::MAX / 2, 1, vec![7; 100]));
+        assert_eq!(link.payloads.slots.len(), 6);
+    }
+
+    #[test]
+    fn policer_drops_are_counted_apart() {
+        let mut c = cfg(vec![]);
+        c.buffer_bytes = 100 * 1514;
+        let nz = |v| std::num::NonZeroU64::new(v).unwrap();
+        c.policer = Some(sim::config::PolicerConfig { rate_bps: nz(10_000_000), burst_bytes: nz(2 * 1514) });
+        let mut link = Link::new(&c, 1, 1);
+        link.start(0);
+        let passed = (0..5).filter(|_| link.offer(0, 0, vec![0; 1500])).count();
+        assert_eq!(passed, 2, "the burst is two packets");
+        assert!(link.stats_json().contains("\"drops\": 3, \"policed\": 3"), "{}", link.stats_json());
     }
 }

@@ -9,15 +9,29 @@
 //! 1 ns timer slack and (best effort) SCHED_FIFO priority 10.
 //!
 //!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
+//!               [--flow-schedule ADDR=T_NS:NS[,T_NS:NS...] ...]
 //!               [--bottleneck BOTTLENECK_JSON --seed N]
+//!
+//! `--flow-schedule` changes a flow's one-way delay (both directions) at
+//! T_NS after the run's time zero (the `t0` command); no packet overtakes
+//! an earlier one of the same flow and direction (queue.rs).
+//!
+//! Without `--bottleneck` the device is GSO-aware (vnet.rs): the kernel
+//! hands over whole TCP send units (up to 64 KB) with a virtio-net header,
+//! which is passed back unchanged, so the delay line handles a few frames
+//! per 64 KB instead of one packet per 1.5 KB; the kernel segments them at
+//! the bottleneck (the engine's TBF).
 //!
 //! With `--bottleneck` (a `sim::config::BottleneckConfig` as JSON), data
 //! packets (from a flow's address) first pass the simulator's bottleneck
-//! queue (link.rs), then their delay; ACKs only their delay.
+//! queue (link.rs), then their delay; ACKs only their delay. That queue
+//! counts and serialises one wire packet per entry, so this mode keeps
+//! the device per-packet (no offloads): a 64-KB frame must not be one
+//! "packet" for RED, the drop decision or the per-packet serialisation.
 //!
 //! Prints `ready` on stdout once the device exists. Commands on stdin, one
-//! per line: `t0 NS` (time zero of the run: rate schedules start), `s`
-//! (print one JSON line of link counters), `s+` / `s-` (the same, then
+//! per line: `t0 NS` (time zero of the run: rate and RTT schedules start),
+//! `s` (print one JSON line of link counters), `s+` / `s-` (the same, then
 //! start / stop recording sojourn times). On SIGTERM/SIGINT it prints one
 //! JSON line of statistics and exits 0. It dies with its parent
 //! (PR_SET_PDEATHSIG).
@@ -25,6 +39,7 @@
 mod link;
 mod queue;
 mod sys;
+mod vnet;
 
 use std::io::Write;
 use std::net::Ipv4Addr;
@@ -32,23 +47,50 @@ use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 
 use link::Link;
-use queue::DelayQueues;
+use queue::{DelayQueues, Endpoint};
 use sim::config::BottleneckConfig;
 
 /// Packets held beyond this many bytes are dropped (counted): a safety
-/// valve, far above any scenario's bandwidth-delay product.
+/// valve, far above any scenario's bandwidth-delay product. Counted as
+/// held in memory (with GSO, frames including their virtio-net header).
 const MAX_QUEUED_BYTES: usize = 256 << 20;
+
+/// Read buffer: the largest IPv4 packet (64 KB, also the largest GSO
+/// frame: the veths' gso_max_size is 65536) plus its virtio-net header,
+/// rounded up; a frame never arrives truncated.
+const READ_BUFFER: usize = 128 << 10;
 
 struct Args {
     tun: String,
-    endpoints: Vec<([u8; 4], u64)>,
+    endpoints: Vec<Endpoint>,
     bottleneck: Option<BottleneckConfig>,
     seed: u64,
 }
 
+fn parse_addr(spec: &str, addr: &str) -> Result<[u8; 4], String> {
+    let addr: Ipv4Addr = addr.parse().map_err(|_| format!("{spec}: bad IPv4 address"))?;
+    Ok(addr.octets())
+}
+
+/// `T_NS:DELAY_NS[,T_NS:DELAY_NS...]`, strictly increasing in time.
+fn parse_schedule(spec: &str, text: &str) -> Result<Vec<(u64, u64)>, String> {
+    let mut changes: Vec<(u64, u64)> = Vec::new();
+    for change in text.split(',') {
+        let (at, delay) = change.split_once(':').ok_or(format!("{spec}: expected T_NS:DELAY_NS, got {change:?}"))?;
+        let at: u64 = at.parse().map_err(|_| format!("{spec}: bad time {at:?} (integer ns)"))?;
+        let delay: u64 = delay.parse().map_err(|_| format!("{spec}: bad delay {delay:?} (integer ns)"))?;
+        if changes.last().is_some_and(|&(prev, _)| at <= prev) {
+            return Err(format!("{spec}: times must increase"));
+        }
+        changes.push((at, delay));
+    }
+    Ok(changes)
+}
+
 fn parse_args() -> Result<Args, String> {
     let mut tun = None;
-    let mut endpoints = Vec::new();
+    let mut endpoints: Vec<Endpoint> = Vec::new();
+    let mut schedules = Vec::new();
     let mut bottleneck = None;
     let mut seed = 1;
     let mut args = std::env::args().skip(1);
@@ -57,11 +99,20 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "--tun" => tun = Some(value()?),
             "--flow" => {
-                let spec = value()?;
-                let (addr, delay) = spec.split_once('=').ok_or(format!("--flow {spec}: expected ADDR=DELAY_NS"))?;
-                let addr: Ipv4Addr = addr.parse().map_err(|_| format!("--flow {spec}: bad IPv4 address"))?;
-                let delay: u64 = delay.parse().map_err(|_| format!("--flow {spec}: bad delay (integer ns)"))?;
-                endpoints.push((addr.octets(), delay));
+                let text = value()?;
+                let spec = format!("--flow {text}");
+                let (addr, delay) = text.split_once('=').ok_or(format!("{spec}: expected ADDR=DELAY_NS"))?;
+                let addr = parse_addr(&spec, addr)?;
+                let delay: u64 = delay.parse().map_err(|_| format!("{spec}: bad delay (integer ns)"))?;
+                endpoints.push(Endpoint::fixed(addr, delay));
+            }
+            "--flow-schedule" => {
+                let text = value()?;
+                let spec = format!("--flow-schedule {text}");
+                let (addr, changes) = text.split_once('=').ok_or(format!("{spec}: expected ADDR=T_NS:DELAY_NS,..."))?;
+                let addr = parse_addr(&spec, addr)?;
+                let changes = parse_schedule(&spec, changes)?;
+                schedules.push((spec, addr, changes));
             }
             "--bottleneck" => {
                 let text = value()?;
@@ -71,14 +122,24 @@ fn parse_args() -> Result<Args, String> {
             _ => return Err(format!("unknown argument {arg}")),
         }
     }
+    for (spec, addr, changes) in schedules {
+        let endpoint = endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
+        endpoint.schedule = changes;
+    }
     let tun = tun.ok_or("--tun is required")?;
     Ok(Args { tun, endpoints, bottleneck, seed })
 }
 
 #[derive(Default)]
 struct Stats {
+    /// Packets (with GSO: frames) delayed and written back.
     packets: u64,
+    /// Their IP bytes (without virtio-net headers).
     bytes: u64,
+    /// Wire packets they stand for (a GSO frame: its segments).
+    segments: u64,
+    /// Whether the device hands over GSO frames.
+    gso: bool,
     passthrough: u64,
     dropped_overflow: u64,
     write_errors: u64,
@@ -96,10 +157,13 @@ impl Stats {
             None => String::new(),
         };
         format!(
-            "{{\"packets\": {}, \"bytes\": {}, \"passthrough\": {}, \"dropped_overflow\": {}, \"write_errors\": {}, \
-             \"lateness_mean_us\": {:.3}, \"lateness_max_us\": {:.3}, \"max_queued_bytes\": {}, \"realtime\": {}{}}}",
+            "{{\"packets\": {}, \"bytes\": {}, \"segments\": {}, \"gso\": {}, \"passthrough\": {}, \
+             \"dropped_overflow\": {}, \"write_errors\": {}, \"lateness_mean_us\": {:.3}, \"lateness_max_us\": {:.3}, \
+             \"max_queued_bytes\": {}, \"realtime\": {}{}}}",
             self.packets,
             self.bytes,
+            self.segments,
+            self.gso,
             self.passthrough,
             self.dropped_overflow,
             self.write_errors,
@@ -119,13 +183,16 @@ fn say(line: &str) -> std::io::Result<()> {
 }
 
 /// Executes the complete command lines in `pending`.
-fn commands(pending: &mut Vec<u8>, link: &mut Option<Link>) -> std::io::Result<()> {
+fn commands(pending: &mut Vec<u8>, queues: &mut DelayQueues, link: &mut Option<Link>) -> std::io::Result<()> {
     while let Some(end) = pending.iter().position(|&b| b == b'\n') {
         let line: Vec<u8> = pending.drain(..=end).collect();
         let line = String::from_utf8_lossy(&line).trim().to_string();
         if let Some(t0) = line.strip_prefix("t0 ") {
-            if let (Some(link), Ok(t0)) = (link.as_mut(), t0.trim().parse::<u64>()) {
-                link.start(t0);
+            if let Ok(t0) = t0.trim().parse::<u64>() {
+                queues.start(t0);
+                if let Some(link) = link.as_mut() {
+                    link.start(t0);
+                }
             }
         } else if line.starts_with('s') {
             let stats = link.as_ref().map_or("null".to_string(), |l| l.stats_json());
@@ -146,15 +213,18 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
     sys::set_process_options()?;
     let realtime = sys::try_realtime_priority();
     let signals = sys::termination_signals()?;
-    let tun = sys::open_tun(&args.tun)?;
+    // GSO frames only without the userspace bottleneck (see the top).
+    let gso = args.bottleneck.is_none();
+    let tun = sys::open_tun(&args.tun, gso)?;
+    let header = if gso { vnet::HEADER_LEN } else { 0 };
     sys::set_nonblocking(0)?;
     say("ready")?;
     let mut queues = DelayQueues::new(args.endpoints);
     let mut link = args.bottleneck.as_ref().map(|cfg| Link::new(cfg, queues.n_endpoints(), args.seed));
     let tun_fd = tun.as_raw_fd();
     let mut fds = vec![tun_fd, signals.as_raw_fd(), 0];
-    let mut stats = Stats { realtime, ..Stats::default() };
-    let mut buf = vec![0u8; 65536];
+    let mut stats = Stats { realtime, gso, ..Stats::default() };
+    let mut buf = vec![0u8; READ_BUFFER];
     let mut pending = Vec::new();
     loop {
         let now = sys::monotonic_ns();
@@ -173,7 +243,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
                 }
                 Some(n) => {
                     pending.extend_from_slice(&buf[..n]);
-                    commands(&mut pending, &mut link)?;
+                    commands(&mut pending, &mut queues, &mut link)?;
                 }
                 None => {}
             }
@@ -181,25 +251,27 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
         if ready[0] {
             while let Some(n) = sys::read_nonblocking(tun_fd, &mut buf)? {
                 let arrived = sys::monotonic_ns();
-                let packet = &buf[..n];
-                match queues.classify(packet) {
+                let frame = &buf[..n];
+                match queues.classify(frame.get(header..).unwrap_or_default()) {
                     None => {
                         stats.passthrough += 1;
-                        if sys::write_packet(tun_fd, packet).is_err() {
+                        if sys::write_packet(tun_fd, frame).is_err() {
                             stats.write_errors += 1;
                         }
                     }
                     Some(_) if queues.queued_bytes() + n > MAX_QUEUED_BYTES => stats.dropped_overflow += 1,
-                    Some((key, delay)) => {
+                    Some(key) => {
                         match link.as_mut() {
                             // Data (from the flow's address) through the bottleneck first.
                             Some(link) if key % 2 == 0 => {
                                 link.advance(arrived, &mut |flow, end, bytes| {
-                                    queues.push(2 * flow, end + queues.delay_of(flow), bytes)
+                                    queues.push(2 * flow, end, bytes);
                                 });
-                                link.offer(arrived, key / 2, packet.to_vec());
+                                link.offer(arrived, key / 2, frame.to_vec());
                             }
-                            _ => queues.push(key, arrived + delay, packet.to_vec()),
+                            _ => {
+                                queues.push(key, arrived, frame.to_vec());
+                            }
                         }
                         stats.max_queued_bytes = stats.max_queued_bytes.max(queues.queued_bytes());
                     }
@@ -208,12 +280,15 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
         }
         let now = sys::monotonic_ns();
         if let Some(link) = link.as_mut() {
-            link.advance(now, &mut |flow, end, bytes| queues.push(2 * flow, end + queues.delay_of(flow), bytes));
+            link.advance(now, &mut |flow, end, bytes| {
+                queues.push(2 * flow, end, bytes);
+            });
         }
         while let Some(packet) = queues.pop_due(now) {
             let late = now - packet.due_ns;
             stats.packets += 1;
-            stats.bytes += packet.bytes.len() as u64;
+            stats.bytes += (packet.bytes.len() - header) as u64;
+            stats.segments += if gso { vnet::segments(&packet.bytes) } else { 1 };
             stats.late_sum_ns += late;
             stats.late_max_ns = stats.late_max_ns.max(late);
             if sys::write_packet(tun_fd, &packet.bytes).is_err() {

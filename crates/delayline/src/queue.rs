@@ -1,65 +1,106 @@
 //! Per-flow, per-direction FIFO delay queues.
 //!
-//! Every packet of one (flow, direction) gets the same fixed delay, so its
-//! queue is already ordered by due time: a FIFO per key is an exact timer
-//! queue, and the next packet due overall is the earliest of the heads
-//! (few keys, a linear scan). Packets never overtake one another within a
-//! key, as on a wire.
+//! Every packet of one (flow, direction) entering at the same moment gets
+//! the same delay, and no packet leaves before an earlier one of the same
+//! key (as on a wire, and as the simulator's `Pipe`): a packet's due time
+//! is `max(entered + delay, due time of the packet ahead)`. So each key's
+//! queue is ordered by due time, a FIFO per key is an exact timer queue,
+//! and the next packet due overall is the earliest of the heads (few keys,
+//! a linear scan). When a flow's delay grows, later packets simply leave
+//! later; when it shrinks, they queue up behind the slower ones ahead and
+//! the new delay takes effect as those drain.
 
 use std::collections::VecDeque;
 
-/// One delayed packet.
+/// One delayed packet (or GSO frame).
 pub struct Delayed {
     pub due_ns: u64,
     pub bytes: Vec<u8>,
 }
 
+/// A flow endpoint: its address and its one-way delay over the run.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub addr: [u8; 4],
+    /// One-way delay from the start, ns.
+    pub delay_ns: u64,
+    /// (ns after the run's t0, new one-way delay ns), strictly ascending
+    /// in time: the flow's RTT schedule, halved.
+    pub schedule: Vec<(u64, u64)>,
+}
+
+impl Endpoint {
+    pub fn fixed(addr: [u8; 4], delay_ns: u64) -> Self {
+        Endpoint { addr, delay_ns, schedule: Vec::new() }
+    }
+
+    /// The one-way delay in force at `now_ns` when the run started at
+    /// `t0_ns` (None: not started yet, the schedule has not begun).
+    fn delay_at(&self, t0_ns: Option<u64>, now_ns: u64) -> u64 {
+        let passed = match t0_ns {
+            Some(t0) if now_ns >= t0 => self.schedule.partition_point(|&(at, _)| at <= now_ns - t0),
+            _ => 0,
+        };
+        passed.checked_sub(1).map_or(self.delay_ns, |last| self.schedule[last].1)
+    }
+}
+
 /// Delay classes, looked up by the packet's IPv4 source or destination.
 pub struct DelayQueues {
-    /// (address, one-way delay ns) per flow endpoint.
-    endpoints: Vec<([u8; 4], u64)>,
+    endpoints: Vec<Endpoint>,
     /// Two queues per endpoint: index 2*i for packets from it, 2*i+1 to it.
     queues: Vec<VecDeque<Delayed>>,
+    /// Bytes held in all queues (what the caller pushed: with a
+    /// virtio-net header, frames including it).
     queued_bytes: usize,
+    /// The run's time zero (CLOCK_MONOTONIC ns): schedules count from it.
+    t0_ns: Option<u64>,
 }
 
 impl DelayQueues {
-    pub fn new(endpoints: Vec<([u8; 4], u64)>) -> Self {
+    pub fn new(endpoints: Vec<Endpoint>) -> Self {
         let queues = (0..2 * endpoints.len()).map(|_| VecDeque::new()).collect();
-        DelayQueues { endpoints, queues, queued_bytes: 0 }
+        DelayQueues { endpoints, queues, queued_bytes: 0, t0_ns: None }
     }
 
-    /// Which queue a packet belongs to and its delay; None: not ours
-    /// (not IPv4, or no configured endpoint), forwarded at once.
-    pub fn classify(&self, packet: &[u8]) -> Option<(usize, u64)> {
+    /// The run's time zero: RTT schedules start counting.
+    pub fn start(&mut self, t0_ns: u64) {
+        self.t0_ns = Some(t0_ns);
+    }
+
+    /// Which queue a packet belongs to (by its IPv4 header); None: not
+    /// ours (not IPv4, or no configured endpoint), forwarded at once.
+    pub fn classify(&self, packet: &[u8]) -> Option<usize> {
         if packet.len() < 20 || packet[0] >> 4 != 4 {
             return None;
         }
         let src = &packet[12..16];
         let dst = &packet[16..20];
-        for (i, (addr, delay)) in self.endpoints.iter().enumerate() {
-            if src == addr {
-                return Some((2 * i, *delay));
+        for (i, endpoint) in self.endpoints.iter().enumerate() {
+            if src == endpoint.addr {
+                return Some(2 * i);
             }
-            if dst == addr {
-                return Some((2 * i + 1, *delay));
+            if dst == endpoint.addr {
+                return Some(2 * i + 1);
             }
         }
         None
-    }
-
-    /// One-way delay of flow `i` (endpoint index).
-    pub fn delay_of(&self, i: usize) -> u64 {
-        self.endpoints[i].1
     }
 
     pub fn n_endpoints(&self) -> usize {
         self.endpoints.len()
     }
 
-    pub fn push(&mut self, key: usize, due_ns: u64, bytes: Vec<u8>) {
+    /// Queues a packet that enters key `key`'s delay at `entered_ns`;
+    /// returns its due time.
+    pub fn push(&mut self, key: usize, entered_ns: u64, bytes: Vec<u8>) -> u64 {
+        let delay = self.endpoints[key / 2].delay_at(self.t0_ns, entered_ns);
+        let queue = &mut self.queues[key];
+        let behind = queue.back().map_or(0, |d| d.due_ns);
+        let due_ns = (entered_ns + delay).max(behind);
         self.queued_bytes += bytes.len();
-        self.queues[key].push_back(Delayed { due_ns, bytes });
+        queue.push_back(Delayed { due_ns, bytes });
+        due_ns
     }
 
     /// The earliest due time of any queued packet.
@@ -106,11 +147,11 @@ mod tests {
 
     #[test]
     fn classifies_by_source_then_destination() {
-        let q = DelayQueues::new(vec![(A, 5_000_000), (B, 25_000_000)]);
-        assert_eq!(q.classify(&ipv4(A, RX)), Some((0, 5_000_000)));
-        assert_eq!(q.classify(&ipv4(RX, A)), Some((1, 5_000_000)));
-        assert_eq!(q.classify(&ipv4(B, RX)), Some((2, 25_000_000)));
-        assert_eq!(q.classify(&ipv4(RX, B)), Some((3, 25_000_000)));
+        let q = DelayQueues::new(vec![Endpoint::fixed(A, 5_000_000), Endpoint::fixed(B, 25_000_000)]);
+        assert_eq!(q.classify(&ipv4(A, RX)), Some(0));
+        assert_eq!(q.classify(&ipv4(RX, A)), Some(1));
+        assert_eq!(q.classify(&ipv4(B, RX)), Some(2));
+        assert_eq!(q.classify(&ipv4(RX, B)), Some(3));
         assert_eq!(q.classify(&ipv4(RX, [10, 0, 0, 1])), None);
         let mut v6 = ipv4(A, RX);
         v6[0] = 0x60;
@@ -120,12 +161,12 @@ mod tests {
 
     #[test]
     fn releases_in_due_order_across_keys_and_never_early() {
-        let mut q = DelayQueues::new(vec![(A, 50), (B, 10)]);
+        let mut q = DelayQueues::new(vec![Endpoint::fixed(A, 50), Endpoint::fixed(B, 10)]);
         // Long-delay packet first, short-delay packet later: the short one
         // is due first.
-        q.push(0, 100 + 50, vec![1; 3]);
-        q.push(2, 120 + 10, vec![2; 5]);
-        q.push(0, 125 + 50, vec![3; 7]);
+        assert_eq!(q.push(0, 100, vec![1; 3]), 150);
+        assert_eq!(q.push(2, 120, vec![2; 5]), 130);
+        assert_eq!(q.push(0, 125, vec![3; 7]), 175);
         assert_eq!(q.queued_bytes(), 15);
         assert_eq!(q.next_due(), Some(130));
         assert!(q.pop_due(129).is_none());
@@ -137,5 +178,37 @@ mod tests {
         assert!(q.pop_due(u64::MAX).is_none());
         assert_eq!(q.queued_bytes(), 0);
         assert_eq!(q.next_due(), None);
+    }
+
+    #[test]
+    fn a_schedule_counts_from_t0_and_a_shorter_delay_never_overtakes() {
+        // One-way 100 ns; at t0+1000 it grows to 300; at t0+2000 it
+        // shrinks to 10.
+        let endpoint = Endpoint { addr: A, delay_ns: 100, schedule: vec![(1000, 300), (2000, 10)] };
+        let mut q = DelayQueues::new(vec![endpoint, Endpoint::fixed(B, 50)]);
+        // Before t0 the schedule has not begun, whatever the clock says.
+        assert_eq!(q.push(0, 5000, vec![0]), 5100);
+        assert_eq!(q.pop_due(5100).unwrap().bytes, vec![0]);
+        q.start(10_000);
+        assert_eq!(q.push(0, 10_999, vec![1]), 11_099, "initial delay up to the first change");
+        assert_eq!(q.push(0, 11_000, vec![2]), 11_300, "the change applies from its instant on");
+        // Both directions of the flow follow the schedule; other flows not.
+        assert_eq!(q.push(1, 11_500, vec![3]), 11_800);
+        assert_eq!(q.push(2, 11_500, vec![4]), 11_550);
+        // Shorter delay at t0+2000: packets queue behind the slower one
+        // ahead (no overtaking) until it has drained.
+        assert_eq!(q.push(0, 11_900, vec![5]), 12_200);
+        assert_eq!(q.push(0, 12_000, vec![6]), 12_200, "held behind the packet ahead");
+        assert_eq!(q.push(0, 12_150, vec![7]), 12_200);
+        assert_eq!(q.push(0, 12_300, vec![8]), 12_310, "the new delay once the queue has drained");
+        let mut order = Vec::new();
+        while let Some(p) = q.pop_due(u64::MAX) {
+            order.push((p.bytes[0], p.due_ns));
+        }
+        assert_eq!(
+            order,
+            vec![(1, 11_099), (2, 11_300), (4, 11_550), (3, 11_800), (5, 12_200), (6, 12_200), (7, 12_200), (8, 12_310)]
+        );
+        assert_eq!(q.queued_bytes(), 0);
     }
 }

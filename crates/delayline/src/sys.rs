@@ -38,8 +38,14 @@ pub fn try_realtime_priority() -> bool {
 }
 
 /// Creates (and owns: it disappears when we exit) a TUN device without
-/// packet-information header, non-blocking.
-pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
+/// packet-information header, non-blocking. With `gso`, every packet read
+/// or written starts with a virtio-net header (vnet.rs) and the device
+/// takes checksum and TCP segmentation offload, so that the kernel hands
+/// over whole GSO super-packets: `TUNSETOFFLOAD` turns the device's
+/// NETIF_F_HW_CSUM / TSO / TSO6 / TSO_ECN features on (off by default on a
+/// TUN device, which is why the kernel otherwise segments every GSO packet
+/// in software before queueing it to us).
+pub fn open_tun(name: &str, gso: bool) -> io::Result<OwnedFd> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "bad interface name"));
     }
@@ -52,9 +58,18 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
     for (dst, src) in ifr.ifr_name.iter_mut().zip(name.bytes()) {
         *dst = src as libc::c_char;
     }
-    ifr.ifr_ifru.ifru_flags = (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short;
+    let vnet = if gso { libc::IFF_VNET_HDR } else { 0 };
+    ifr.ifr_ifru.ifru_flags = (libc::IFF_TUN | libc::IFF_NO_PI | vnet) as libc::c_short;
     // SAFETY: TUNSETIFF takes a pointer to an ifreq.
     check(unsafe { libc::ioctl(owned.as_raw_fd(), libc::TUNSETIFF, &mut ifr) })?;
+    if gso {
+        let header_len = crate::vnet::HEADER_LEN as libc::c_int;
+        // SAFETY: TUNSETVNETHDRSZ takes a pointer to an int.
+        check(unsafe { libc::ioctl(owned.as_raw_fd(), libc::TUNSETVNETHDRSZ, &header_len) })?;
+        let offloads = libc::TUN_F_CSUM | libc::TUN_F_TSO4 | libc::TUN_F_TSO6 | libc::TUN_F_TSO_ECN;
+        // SAFETY: TUNSETOFFLOAD takes the flags by value.
+        check(unsafe { libc::ioctl(owned.as_raw_fd(), libc::TUNSETOFFLOAD, offloads as libc::c_ulong) })?;
+    }
     Ok(owned)
 }
 

@@ -4,6 +4,8 @@
 //!
 //! Unknown fields are rejected so that the two sides cannot drift silently.
 
+use std::num::{NonZeroU32, NonZeroU64};
+
 use serde::{Deserialize, Serialize};
 
 /// One simulation run.
@@ -42,6 +44,13 @@ pub struct BottleneckConfig {
     /// RED parameters, required when `aqm` is `red`.
     #[serde(default)]
     pub red: Option<RedConfig>,
+    /// Fair-queueing parameters when `aqm` is `fq` (None: a quantum of one
+    /// full packet, `mss + wire_overhead`); ignored otherwise.
+    #[serde(default)]
+    pub fq: Option<FqConfig>,
+    /// A token-bucket policer in front of the queue (None: no policer).
+    #[serde(default)]
+    pub policer: Option<PolicerConfig>,
     /// Probability in [0, 1) that a packet is dropped at random on entry
     /// (independent of the queue), e.g. 0.01 for the BBR paper's Fig. 8.
     #[serde(default)]
@@ -51,11 +60,36 @@ pub struct BottleneckConfig {
     pub schedule: Vec<RateChange>,
 }
 
+/// The queue discipline: how packets wait and which one is dropped.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Aqm {
+    /// One FIFO; a packet that does not fit is dropped.
     Droptail,
+    /// One FIFO; RED drops early on its average queue length.
     Red,
+    /// One queue per flow, served by Deficit Round Robin; a full buffer
+    /// drops from the longest queue.
+    Fq,
+}
+
+/// Per-flow fair queueing (Deficit Round Robin, Shreedhar & Varghese 1995).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FqConfig {
+    /// Bytes of wire size a flow may send per round (1514: one full packet).
+    pub quantum_bytes: NonZeroU32,
+}
+
+/// A token bucket that drops the packets exceeding `rate_bps` (after a
+/// burst of `burst_bytes`) before they reach the queue.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PolicerConfig {
+    /// Token refill rate, bit/s of wire size.
+    pub rate_bps: NonZeroU64,
+    /// Bucket depth, bytes of wire size (the bucket starts full).
+    pub burst_bytes: NonZeroU64,
 }
 
 /// RED as in Floyd & Jacobson / Linux sch_red (the BBQ paper's Table I).

@@ -51,7 +51,6 @@ struct Flow {
     wake_gen: u32,
     wake_at: Option<u64>,
     sent: u64,
-    dropped: u64,
     /// Counters at the start and end of the measurement window.
     at_from: FlowCounters,
     at_to: Option<FlowCounters>,
@@ -113,7 +112,6 @@ impl Simulation {
                     wake_gen: 0,
                     wake_at: None,
                     sent: 0,
-                    dropped: 0,
                     at_from: FlowCounters::default(),
                     at_to: None,
                 }
@@ -278,8 +276,9 @@ impl Simulation {
             fl.sent += 1;
             match self.link.offer(now, pkt, &mut self.rng) {
                 Offer::StartedTx(t) => self.events.schedule(t, Event::LinkTxDone),
-                Offer::Queued => {}
-                Offer::Dropped(_) => fl.dropped += 1,
+                // Drops are counted per flow by the link (under fq a
+                // packet of another flow may be the one that is lost).
+                Offer::Queued | Offer::Dropped(_) => {}
             }
         }
         self.out = out;
@@ -312,7 +311,7 @@ impl Simulation {
                     retransmits_total: total.retransmits,
                     sent_segments: f.sent,
                     arrived_segments: f.receiver.arrived_segments(),
-                    dropped_segments: f.dropped,
+                    dropped_segments: self.link.flow_drops(i),
                     in_network_segments: self.link.flow_packets(i as u32) + f.data_pipe.len() as u64,
                     rtt_mean_us: rtts.mean,
                     rtt_p95_us: rtts.percentile(95.0),

@@ -7,7 +7,9 @@
 pub struct DataPacket {
     /// Index of the flow in the scenario.
     pub flow: u32,
-    /// Segment number (0, 1, 2, ...).
+    /// Segment number (0, 1, 2, ...). The live engine's userspace
+    /// bottleneck (crates/delayline/src/link.rs), which has no segment
+    /// numbers, carries the slot of the packet's bytes here instead.
     pub seq: u32,
     /// Bytes on the bottleneck wire (payload + headers).
     pub wire_bytes: u32,

@@ -4,19 +4,8 @@
 
 use sim::config::{Aqm, BottleneckConfig, FlowConfig, RateChange, RedConfig, RttChange, SimConfig};
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000_000_000;
-
-fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
-    FlowConfig {
-        cc: cc.into(),
-        rtt_ns: rtt_ms * MS,
-        start_ns: start_ms * MS,
-        stop_ns: None,
-        params: vec![],
-        rtt_schedule: vec![],
-    }
-}
+mod common;
+use common::{flow, MS, S};
 
 fn scenario(flows: Vec<FlowConfig>, buffer_bytes: u64, loss: f64) -> SimConfig {
     SimConfig {
@@ -32,6 +21,8 @@ fn scenario(flows: Vec<FlowConfig>, buffer_bytes: u64, loss: f64) -> SimConfig {
             buffer_bytes,
             aqm: Aqm::Droptail,
             red: None,
+            fq: None,
+            policer: None,
             loss,
             schedule: vec![],
         },

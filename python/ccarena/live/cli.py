@@ -19,7 +19,7 @@ def _scenario_args(parser: argparse.ArgumentParser, out_help: str) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a scenario value by dotted path, e.g. duration=15s")
     parser.add_argument("--bottleneck", choices=("auto", "kernel", "userspace"), default="auto",
-                        help="kernel: HTB + bfifo; userspace: the simulator's queue in the delay line "
+                        help="kernel: TBF + bfifo; userspace: the simulator's queue in the delay line "
                              "(RED, random loss, rate schedules); auto (default): kernel when it can")
 
 

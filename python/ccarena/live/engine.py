@@ -73,15 +73,13 @@ BOTTLENECKS = ("auto", "kernel", "userspace")
 
 def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str:
     """Refuses what the live engine cannot run; returns the bottleneck to
-    use: ``kernel`` (HTB + bfifo) for a plain droptail link, ``userspace``
-    (the simulator's queue inside the delay line) for RED, random loss or
-    a rate schedule, or when asked for."""
+    use: ``kernel`` (TBF + bfifo) for a plain droptail link, ``userspace``
+    (the simulator's queue inside the delay line) for RED, fair queueing,
+    a policer, random loss or a rate schedule, or when asked for."""
     cfg = scenario.config
     bn = cfg["bottleneck"]
     if bottleneck not in BOTTLENECKS:
         raise ScenarioError("--bottleneck", f"expected one of {', '.join(BOTTLENECKS)}, got {bottleneck!r}")
-    if any(f.get("rtt_schedule") for f in cfg["flows"]):
-        raise ScenarioError("flow.rtt_schedule", "RTT schedules are not available in the live engine yet")
     if len(cfg["flows"]) > testbed.MAX_FLOWS:
         raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows")
     if cfg["interval_ns"] < MIN_INTERVAL_NS:
@@ -89,16 +87,34 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     needs_userspace = [
         reason for reason, present in (
             (f"aqm = \"{bn['aqm']}\"", bn["aqm"] != "droptail"),
+            ("a policer", bn.get("policer") is not None),
             ("random loss", bn["loss"] > 0),
             ("a rate schedule", bool(bn["schedule"])),
         ) if present
     ]
     if bottleneck == "kernel" and needs_userspace:
-        raise ScenarioError("--bottleneck", f"the kernel bottleneck (HTB + bfifo) cannot do {needs_userspace[0]} "
+        raise ScenarioError("--bottleneck", f"the kernel bottleneck (TBF + bfifo) cannot do {needs_userspace[0]} "
                             "here (no sch_red, no netem); use --bottleneck userspace")
     if bottleneck == "auto":
         return "userspace" if needs_userspace else "kernel"
     return bottleneck
+
+
+def delay_line_args(cfg: dict[str, Any], mode: str) -> list[str]:
+    """The delay line's flow arguments: each flow's one-way delay (half its
+    RTT, in both directions) and its RTT schedule, halved the same way,
+    relative to the run's t0; with the userspace bottleneck, its
+    configuration (the delay line then keeps its device per-packet)."""
+    args = []
+    for i, f in enumerate(cfg["flows"]):
+        addr = testbed.flow_addr(i)
+        args += ["--flow", f"{addr}={f['rtt_ns'] // 2}"]
+        if f.get("rtt_schedule"):
+            changes = ",".join(f"{c['at_ns']}:{c['rtt_ns'] // 2}" for c in f["rtt_schedule"])
+            args += ["--flow-schedule", f"{addr}={changes}"]
+    if mode == "userspace":
+        args += ["--bottleneck", json.dumps(cfg["bottleneck"]), "--seed", str(cfg["seed"])]
+    return args
 
 
 def check_prerequisites() -> Path:
@@ -196,12 +212,8 @@ def run_live(
         kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
         testbed.create_namespaces(names, len(flows))
 
-        delay_args = []
-        for i, f in enumerate(flows):
-            delay_args += ["--flow", f"{testbed.flow_addr(i)}={f['rtt_ns'] // 2}"]
-        if mode == "userspace":
-            delay_args += ["--bottleneck", json.dumps(cfg["bottleneck"]), "--seed", str(cfg["seed"])]
-        delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN, *delay_args])
+        delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
+                                     *delay_line_args(cfg, mode)])
         children.append(delay)
         if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
             raise ScenarioError("live", "delay line did not start")
@@ -267,7 +279,7 @@ def run_live(
     result.summary["live"] = {
         "kernel": platform.release(),
         "kernel_cc": [kernel_cc[cc_key(f)] for f in flows],
-        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (HTB + bfifo)",
+        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (TBF + bfifo)",
         "delay_line": delay_stats,
         "link_samples": len(sampler.samples),
     }

@@ -1,11 +1,11 @@
 """The live testbed: three network namespaces joined by veth pairs, a
 userspace delay line on a TUN device in the router, and the bottleneck
-(HTB + bfifo) on the router's egress toward the receivers.
+(TBF + bfifo) on the router's egress toward the receivers.
 
     ccalive-<pid>-tx             ccalive-<pid>-rt               ccalive-<pid>-rx
     senders         veth        router          veth           receiver
     10.201.1.(10+i) ------- cca-rt-tx    cca-rt-rx --------- 10.201.2.2
-                                 \\  cca-dl (TUN)  /  HTB rate + bfifo buffer
+                                 \\  cca-dl (TUN)  /  TBF rate + bfifo buffer
                                   delayline (userspace)
 
 Policy routing in the router sends everything that arrives from either
@@ -15,6 +15,16 @@ as destination for ACKs) and writes it back; coming from the TUN device it
 is routed normally, data through the bottleneck to the receiver, ACKs to
 the sender. Only private 10.201.0.0/16 addresses, only inside these
 namespaces; nothing is routed out of them.
+
+GSO: the senders' TCP hands the veth whole send units (GSO packets of up
+to 64 KB; veths keep them whole), the router forwards them whole, and
+without the userspace bottleneck the delay line's TUN device takes them
+whole too (IFF_VNET_HDR + TUNSETOFFLOAD, crates/delayline/src/vnet.rs);
+nothing has to be switched on for that (no ethtool: the veths' TSO/GSO
+features are on by default, the TUN device's are set by the delay line).
+The bottleneck's TBF then cuts them into MTU-sized packets before its
+FIFO (see install_bottleneck), so the queue, its drops and its counters
+are per wire packet as in the simulator.
 """
 
 from __future__ import annotations
@@ -36,6 +46,11 @@ TUN = "cca-dl"
 BOTTLENECK_DEV = "cca-rt-rx"
 #: The bottleneck's bfifo qdisc handle.
 FIFO_HANDLE = "10:"
+#: A full-sized packet on the veth (1500-byte IP MTU + Ethernet header):
+#: the size the bottleneck queues and counts.
+_WIRE_MTU = 1514
+#: The TBF's peak rate (see install_bottleneck).
+_PEAK_BPS = 10**12
 _DELAY_TABLE = "100"
 #: Socket buffer ceilings for autotuning (the 50 ms flow with a 2 MB
 #: buffer has ~2.6 MB in flight).
@@ -105,13 +120,25 @@ def route_through_delay_line(names: Names) -> None:
 
 
 def install_bottleneck(names: Names, rate_bps: int, buffer_bytes: int) -> None:
-    """HTB shapes to the rate; a byte-limited FIFO (droptail) under it."""
-    burst = max(2 * 1514, rate_bps // 8 // 2000)  # 0.5 ms of the rate, at least two packets
+    """A token bucket (TBF) shapes to the rate; a byte-limited FIFO
+    (droptail, wire bytes) under it.
+
+    TBF rather than HTB because it segments: a GSO packet longer than its
+    max_size is cut into MTU-sized packets on enqueue (sch_tbf's
+    tbf_segment) and each goes into the FIFO on its own, whereas HTB would
+    queue, drop and release a 64-KB GSO packet as one unit. max_size is
+    min(burst, peak bucket); a one-packet peak bucket (`mtu 1514`) at a
+    peak rate of 1 Tbit/s (or 100x the rate) makes it one wire packet
+    without shaping anything (a packet's worth of peak tokens takes 12 ns;
+    a slower peak rate would make packets of a burst wait for the qdisc's
+    timer, one timer interrupt per packet). The bucket itself is as HTB's
+    was: max(2 packets, 0.5 ms of the rate)."""
+    burst = max(2 * _WIRE_MTU, rate_bps // 8 // 2000)
+    peak_bps = max(_PEAK_BPS, 100 * rate_bps)
     dev = ("dev", BOTTLENECK_DEV)
-    sh("tc", "-n", names.rt, "qdisc", "add", *dev, "root", "handle", "1:", "htb", "default", "1")
-    sh("tc", "-n", names.rt, "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
-       "rate", f"{rate_bps}bit", "ceil", f"{rate_bps}bit", "burst", f"{burst}b", "cburst", f"{burst}b",
-       "quantum", "1514")
+    sh("tc", "-n", names.rt, "qdisc", "add", *dev, "root", "handle", "1:", "tbf",
+       "rate", f"{rate_bps}bit", "burst", f"{burst}b", "peakrate", f"{peak_bps}bit", "mtu", str(_WIRE_MTU),
+       "limit", f"{buffer_bytes}b")
     sh("tc", "-n", names.rt, "qdisc", "add", *dev, "parent", "1:1", "handle", FIFO_HANDLE, "bfifo",
        "limit", f"{buffer_bytes}b")
 

@@ -1,8 +1,15 @@
-//! Queue disciplines of the bottleneck. A discipline only decides whether
-//! an arriving packet may join the FIFO; the FIFO itself and its
-//! serialisation at link rate live in [`crate::bottleneck`].
+//! Queue disciplines of the bottleneck and what sits in front of it.
+//!
+//! - [`Qdisc`] ([`droptail`], [`red`]) only decides whether an arriving
+//!   packet may join the single FIFO; the FIFO itself and its
+//!   serialisation at link rate live in [`crate::bottleneck`].
+//! - [`drr`] replaces the FIFO with per-flow queues served by Deficit
+//!   Round Robin (`aqm = "fq"`); its admission is longest-queue drop.
+//! - [`policer`] is a token bucket in front of either.
 
 pub mod droptail;
+pub mod drr;
+pub mod policer;
 pub mod red;
 
 use crate::rng::SimRng;
