@@ -5,32 +5,15 @@
 
 use std::num::{NonZeroU32, NonZeroU64};
 
-use sim::config::{Aqm, BottleneckConfig, FlowConfig, FqConfig, PolicerConfig, SimConfig};
+use sim::config::{Aqm, FlowConfig, FqConfig, PolicerConfig, SimConfig};
 
 mod common;
-use common::{flow, MS, S};
+use common::flow;
 
 fn scenario(flows: Vec<FlowConfig>, rate_bps: u64, buffer_bytes: u64) -> SimConfig {
-    SimConfig {
-        duration_ns: 10 * S,
-        seed: 1,
-        measure_from_ns: 3 * S,
-        measure_to_ns: 10 * S,
-        interval_ns: 100 * MS,
-        mss: 1448,
-        wire_overhead: 66,
-        bottleneck: BottleneckConfig {
-            rate_bps,
-            buffer_bytes,
-            aqm: Aqm::Fq,
-            red: None,
-            fq: None,
-            policer: None,
-            loss: 0.0,
-            schedule: vec![],
-        },
-        flows,
-    }
+    let mut cfg = common::scenario(flows, rate_bps, buffer_bytes);
+    cfg.bottleneck.aqm = Aqm::Fq;
+    cfg
 }
 
 fn policer(rate_bps: u64, burst_bytes: u64) -> Option<PolicerConfig> {

@@ -2,32 +2,15 @@
 //! per flow, a queue that never exceeds its buffer, a link that never
 //! exceeds its rate, and bit-for-bit determinism.
 
-use sim::config::{Aqm, BottleneckConfig, FlowConfig, RateChange, RedConfig, RttChange, SimConfig};
+use sim::config::{Aqm, FlowConfig, RateChange, RedConfig, RttChange, SimConfig};
 
 mod common;
 use common::{flow, MS, S};
 
 fn scenario(flows: Vec<FlowConfig>, buffer_bytes: u64, loss: f64) -> SimConfig {
-    SimConfig {
-        duration_ns: 10 * S,
-        seed: 1,
-        measure_from_ns: 3 * S,
-        measure_to_ns: 10 * S,
-        interval_ns: 100 * MS,
-        mss: 1448,
-        wire_overhead: 66,
-        bottleneck: BottleneckConfig {
-            rate_bps: 50_000_000,
-            buffer_bytes,
-            aqm: Aqm::Droptail,
-            red: None,
-            fq: None,
-            policer: None,
-            loss,
-            schedule: vec![],
-        },
-        flows,
-    }
+    let mut cfg = common::scenario(flows, 50_000_000, buffer_bytes);
+    cfg.bottleneck.loss = loss;
+    cfg
 }
 
 /// A mix that exercises drops, recovery, pacing and an idle link.

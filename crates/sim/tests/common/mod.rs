@@ -1,7 +1,7 @@
 //! Helpers shared by the whole-engine tests (each file in tests/ is its
 //! own crate and includes this module).
 
-use sim::config::FlowConfig;
+use sim::config::{Aqm, BottleneckConfig, FlowConfig, SimConfig};
 
 /// ns per ms and per s.
 pub const MS: u64 = 1_000_000;
@@ -16,5 +16,30 @@ pub fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
         stop_ns: None,
         params: vec![],
         rtt_schedule: vec![],
+    }
+}
+
+/// 10 s (measured from 3 s) over a droptail link with no loss; tests
+/// change the bottleneck fields they exercise.
+pub fn scenario(flows: Vec<FlowConfig>, rate_bps: u64, buffer_bytes: u64) -> SimConfig {
+    SimConfig {
+        duration_ns: 10 * S,
+        seed: 1,
+        measure_from_ns: 3 * S,
+        measure_to_ns: 10 * S,
+        interval_ns: 100 * MS,
+        mss: 1448,
+        wire_overhead: 66,
+        bottleneck: BottleneckConfig {
+            rate_bps,
+            buffer_bytes,
+            aqm: Aqm::Droptail,
+            red: None,
+            fq: None,
+            policer: None,
+            loss: 0.0,
+            schedule: vec![],
+        },
+        flows,
     }
 }
