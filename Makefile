@@ -10,6 +10,7 @@
 #   make reproduce        every figure of the BBQ paper -> runs/reproduce/index.md
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 #   make bench-delayline  live delay line throughput and CPU (root; one 10-s live run)
+#   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -34,7 +35,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -94,6 +95,9 @@ bench-reproduce: build
 
 bench-delayline: build
 	$(PY) bench/bench_delayline.py
+
+bench-agreement: build
+	$(PY) bench/bench_agreement.py
 
 # ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
 bench-ns3-setup: $(NS3_BIN)

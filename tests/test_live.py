@@ -283,6 +283,11 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     short, long_ = live["flows"]
     assert 0.05 <= short["share"] <= 0.4 and long_["share"] >= 0.6, live["flows"]
     assert 0.5 <= live["drops"] / sim["drops"] <= 2.0, (live["drops"], sim["drops"])
+    # The userspace queue counts each flow's drops (whole run); they cover
+    # the window's drops and are segments that left and never arrived.
+    per_flow = live["conservation"]["flows"]
+    assert sum(f["dropped"] for f in per_flow) >= live["drops"]
+    assert all(0 < f["dropped"] <= f["sent"] - f["arrived"] and f["balanced"] for f in per_flow), per_flow
     import pyarrow.parquet as pq
 
     per_flow_queue = pq.read_table(tmp_path / "cmp" / "live" / "timeseries.parquet").column("queue_bytes").to_pylist()
@@ -313,3 +318,33 @@ def test_our_bbr_via_bpf_races_the_kernels_and_is_unregistered_after(clean_host,
     while ("cc_bbr" in AVAILABLE.read_text().split()) != registered_before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert ("cc_bbr" in AVAILABLE.read_text().split()) == registered_before
+
+
+def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
+    """BBQ (cc/bbq.c through BPF, both flows) on the BBR scenario above.
+
+    The issue's headline, 10 ms flow >= 40%, is a 120-s figure: the full
+    example measured 44.0% and 44.5% live (simulator 46.8%, docs/live.md).
+    In 15 s BBQ has not finished converging. Measured here in six 15-s
+    runs (window 5-15 s): 27.1, 27.7, 28.4, 28.4, 29.8, 32.0% live; the
+    simulator gives 33.9-34.8% (seeds 1-6), while BBR gives the same flow
+    6-8% in that window (test above). The floor of 20% sits below all
+    six runs and far above BBR; the queue (12.6-13.1 ms live, BBR ~36 ms)
+    must stay well below BBR's."""
+    pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
+    registered_before = "cc_bbq" in AVAILABLE.read_text().split()
+    out = tmp_path / "run"
+    done = live_cli("live", "run", EXAMPLES / "bbq-rtt-fairness.toml", *SHORT, "--out", out)
+    if done.returncode == 2 and "flow[0].cc" in done.stderr:
+        pytest.skip(f"cannot load BPF congestion controls here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["live"]["kernel_cc"] == ["cc_bbq", "cc_bbq"]
+    short, long_ = summary["flows"]
+    assert short["share"] >= 0.20, summary["flows"]
+    assert summary["queue_delay_ms"]["mean"] <= 20.0, summary["queue_delay_ms"]
+    assert summary["utilization"] >= 0.87
+    deadline = time.monotonic() + 10
+    while ("cc_bbq" in AVAILABLE.read_text().split()) != registered_before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert ("cc_bbq" in AVAILABLE.read_text().split()) == registered_before

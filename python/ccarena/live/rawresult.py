@@ -8,8 +8,9 @@ per tick (the simulator uses every ACK's sample); with the kernel's
 bottleneck, queueing delay is the backlog / rate at each tick (not
 per-packet sojourn) and per-flow queue occupancy is not available (0) --
 the userspace bottleneck reports both exactly; conservation counts are TCP_INFO's
-data segments out (sender) and in (receiver) at the end, the difference
-(in flight, or dropped: per-flow drops are unknown) counted as in_network.
+data segments out (sender) and in (receiver) at the end; the userspace
+bottleneck counts each flow's drops, the kernel's does not (there the
+whole difference is counted as in_network).
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
         final = tx["final"][i] or {}
         sent = final.get("data_segs_out", 0)
         arrived = min(sent, rx["data_segs_in"][i])
+        dropped = userspace["link"]["flow_drops"][i] if userspace is not None else 0
         flows.append({
             "delivered_bytes_window": rx_bytes[k_to][i] - rx_bytes[k_from][i],
             "delivered_bytes_total": rx_bytes[n_ticks][i],
@@ -119,9 +121,8 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             "retransmits_total": final.get("total_retrans", 0),
             "sent_segments": sent,
             "arrived_segments": arrived,
-            # Per-flow drops are unknown: what left and did not arrive.
-            "dropped_segments": 0,
-            "in_network_segments": sent - arrived,
+            "dropped_segments": dropped,
+            "in_network_segments": max(0, sent - arrived - dropped),
             "rtt_mean_us": sum(srtts) / len(srtts) if srtts else None,
             "rtt_p95_us": _percentile(srtts, 0.95),
             "rto_count": final.get("total_rto") or 0,
