@@ -270,10 +270,19 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     """RED (the BBQ paper's Table I setting) has no kernel qdisc here: the
     delay line runs the simulator's queue on real packets. The 10 ms flow's
     share varies more from run to run under RED's random early drops than
-    under droptail: measured 14.6% (15 s; simulator 14.2%), and 15.8-28.9%
-    in 12-s runs (simulator 15.8%); the long-RTT flow always dominates."""
-    done = live_cli("compare", EXAMPLES / "red-example.toml", "--set", "duration=12s", "--set", "measure.from=4s",
-                    "--out", tmp_path / "cmp")
+    under droptail: measured 14.6% (15 s; simulator 14.2%), 15.8-28.9% in
+    12-s runs (simulator 15.8%), 11.6-14.3% in the window below (simulator
+    16.5%); the long-RTT flow always dominates.
+
+    The window (4-9.5 s) ends before the flows' first ProbeRTT (~10 s):
+    live, the two ProbeRTTs do not always coincide, and when the 10 ms
+    flow takes the link during the 50 ms flow's (the paper's Fig. 8) RED
+    drops hundreds of packets a second as the 50 ms flow returns. A window
+    reaching to 12 s caught that in 2 of 6 runs (live/sim drops 2.8 and
+    3.2, else 1.1-1.3); the full 120-s example, which contains every such
+    event, gives 1.12. In this window: 1.21-1.38 in 5 runs."""
+    done = live_cli("compare", EXAMPLES / "red-example.toml", "--set", "duration=10s", "--set", "measure.from=4s",
+                    "--set", "measure.to=9.5s", "--out", tmp_path / "cmp")
     assert done.returncode == 0, done.stderr
     live = json.loads((tmp_path / "cmp" / "live" / "summary.json").read_text())
     sim = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())
