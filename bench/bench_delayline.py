@@ -70,21 +70,16 @@ def machine_cpu_s() -> tuple[float, float]:
 
 
 def split_cpus(pid: int) -> bool:
-    """Pins the delay line to CPU 0 and steers the kernel's processing of
-    what it writes into its TUN device (RPS on the device's receive queue)
-    to the other CPUs. False until the device exists."""
+    """testbed.split_forwarding for this run (the engine does it by itself
+    from testbed.SPLIT_FROM_BPS on). False until the device exists."""
+    from ccarena.errors import ScenarioError
     from ccarena.live import testbed
     from ccarena.live.hygiene import run_prefix
 
-    others = sum(1 << cpu for cpu in range(1, os.cpu_count() or 1))
-    rps = f"/sys/class/net/{testbed.TUN}/queues/rx-0/rps_cpus"
-    router = testbed.Names.for_prefix(run_prefix()).rt
-    done = subprocess.run(["ip", "netns", "exec", router, "sh", "-c", f"echo {others:x} > {rps}"],
-                          capture_output=True, check=False)
-    if done.returncode != 0:
+    try:
+        return testbed.split_forwarding(testbed.Names.for_prefix(run_prefix()), pid)
+    except ScenarioError:
         return False
-    os.sched_setaffinity(pid, {0})
-    return True
 
 
 class CpuSampler(threading.Thread):
@@ -152,7 +147,8 @@ def run_once(args: argparse.Namespace) -> None:
     flow = summary["flows"][0]
     dl = summary["live"]["delay_line"]
     mean_size = dl["bytes"] / dl["packets"] if dl["packets"] else 0.0
-    split = ", delay line on CPU 0, its packets' forwarding on the others" if sampler.was_split else ""
+    was_split = sampler.was_split or summary["live"]["split_forwarding"]
+    split = ", delay line on CPU 0, its packets' forwarding on the others" if was_split else ""
     print(f"{args.cc} {args.rtt}, bottleneck {args.rate} ({summary['live']['bottleneck'].split(' ')[0]}), "
           f"window {cfg['measure_from_ns'] / 1e9:g}-{cfg['measure_to_ns'] / 1e9:g} s{split}:")
     print(f"  goodput            {flow['goodput_mbps']:8.1f} Mbit/s   (retransmits {flow['retransmits']}, "

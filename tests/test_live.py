@@ -357,3 +357,20 @@ def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     while ("cc_bbq" in AVAILABLE.read_text().split()) != registered_before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert ("cc_bbq" in AVAILABLE.read_text().split()) == registered_before
+
+
+def test_one_gigabit_bottleneck_is_reached(clean_host, tmp_path):
+    """At 1 Gbit/s the engine moves the kernel's forwarding off the delay
+    line's CPU (testbed.SPLIT_FROM_BPS). One CUBIC flow, 10 ms, 2 MB: two
+    runs gave 955.6 and 955.7 Mbit/s, the TCP payload ceiling (1448/1514
+    of the rate: 956); without the split 867 Mbit/s at an RTT of 279 ms.
+    The floor of 900 Mbit/s lies between the two."""
+    scenario = tmp_path / "gig.toml"
+    scenario.write_text('duration = "10s"\n[measure]\nfrom = "2s"\n[bottleneck]\nrate = "1Gbit"\nbuffer = "2MB"\n'
+                        '[[flow]]\ncc = "cubic"\nrtt = "10ms"\n')
+    done = live_cli("live", "run", scenario, "--out", tmp_path / "run")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["live"]["split_forwarding"] is True
+    assert summary["flows"][0]["goodput_mbps"] >= 900, summary["flows"]
+    assert summary["flows"][0]["rtt_mean_ms"] < 40  # the delay line kept up: 10 ms + the queue's ~16 ms at most

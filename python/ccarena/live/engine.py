@@ -218,6 +218,9 @@ def run_live(
         if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
             raise ScenarioError("live", "delay line did not start")
         testbed.route_through_delay_line(names)
+        bn = cfg["bottleneck"]
+        fastest_bps = max([bn["rate_bps"]] + [c["rate_bps"] for c in bn["schedule"]])
+        split = fastest_bps >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(names, delay.proc.pid)
         if mode == "kernel":
             testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"])
 
@@ -281,6 +284,7 @@ def run_live(
         "kernel_cc": [kernel_cc[cc_key(f)] for f in flows],
         "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (TBF + bfifo)",
         "delay_line": delay_stats,
+        "split_forwarding": split,
         "link_samples": len(sampler.samples),
     }
     if out is not None:

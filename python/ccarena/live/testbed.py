@@ -30,6 +30,7 @@ are per wire packet as in the simulator.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 
@@ -55,6 +56,16 @@ _DELAY_TABLE = "100"
 #: Socket buffer ceilings for autotuning (the 50 ms flow with a 2 MB
 #: buffer has ~2.6 MB in flight).
 _TCP_MEM = "4096 131072 67108864"
+
+
+#: From this bottleneck rate on, the kernel's forwarding of what the delay
+#: line writes runs on the other CPUs (split_forwarding). Measured with
+#: `make bench-delayline` (one CUBIC flow, 10 ms, 2 MB): at 500 Mbit/s one
+#: core doing both reaches the payload ceiling (477 Mbit/s) but is 72%
+#: busy; at 1 Gbit/s it saturates (867 Mbit/s, RTT 279 ms instead of ~20)
+#: and split reaches 956 Mbit/s at 31% of a core. Below, the examples'
+#: 100 Mbit/s runs keep the layout their agreement was measured on.
+SPLIT_FROM_BPS = 400_000_000
 
 
 def flow_addr(i: int) -> str:
@@ -154,3 +165,28 @@ def read_bottleneck(names: Names) -> dict[str, int] | None:
             return {"bytes": int(q.get("bytes", 0)), "packets": int(q.get("packets", 0)),
                     "drops": int(q.get("drops", 0)), "backlog": int(q.get("backlog", 0))}
     return None
+
+
+def cpumask(cpus: list[int]) -> str:
+    """A CPU set in sysfs's cpumask format (32-bit hex words, commas)."""
+    bits, words = sum(1 << c for c in cpus), []
+    while True:
+        words.append(f"{bits & 0xFFFFFFFF:08x}")
+        bits >>= 32
+        if not bits:
+            return ",".join(reversed(words))
+
+
+def split_forwarding(names: Names, delay_pid: int) -> bool:
+    """Pins the delay line to the first CPU we may use and steers the
+    kernel's processing of what it writes into the TUN device (routing,
+    the bottleneck qdisc, the receiver's stack: otherwise done inside its
+    write() calls, on its CPU) to the others with receive packet steering.
+    False on a single CPU."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return False
+    sh("ip", "netns", "exec", names.rt, "sh", "-c",
+       f"echo {cpumask(cpus[1:])} > /sys/class/net/{TUN}/queues/rx-0/rps_cpus")
+    os.sched_setaffinity(delay_pid, {cpus[0]})
+    return True
