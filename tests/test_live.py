@@ -109,6 +109,21 @@ def assert_clean(ccs_before: str) -> None:
         # one that registers; other tests would race other users' loads.)
 
 
+def is_registered(name: str) -> bool:
+    return name in AVAILABLE.read_text().split()
+
+
+def registered_after_teardown(name: str, expected: bool, timeout_s: float = 10) -> bool:
+    """Whether ``name`` is registered, once it has had time to become
+    ``expected``: the kernel drops an unregistered struct_ops when the last
+    socket using it is freed, which the (asynchronous) namespace teardown
+    does shortly after a run."""
+    deadline = time.monotonic() + timeout_s
+    while is_registered(name) != expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return is_registered(name)
+
+
 @pytest.fixture
 def clean_host():
     with holding_testbed():
@@ -308,7 +323,7 @@ def test_our_bbr_via_bpf_races_the_kernels_and_is_unregistered_after(clean_host,
     run (ccarena.kernel) and unregistered afterwards; two equal-RTT flows,
     ours vs the kernel's bbr, share the link (measured 47/53% in 5 s)."""
     pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
-    registered_before = "cc_bbr" in AVAILABLE.read_text().split()
+    registered_before = is_registered("cc_bbr")
     scenario = tmp_path / "race.toml"
     scenario.write_text(
         'duration = "12s"\n[measure]\nfrom = "4s"\n[bottleneck]\nrate = "100Mbit"\nbuffer = "2MB"\n'
@@ -321,19 +336,15 @@ def test_our_bbr_via_bpf_races_the_kernels_and_is_unregistered_after(clean_host,
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["live"]["kernel_cc"] == ["cc_bbr", "bbr"]
     assert all(0.3 <= f["share"] <= 0.7 for f in summary["flows"]), summary["flows"]
-    # The kernel drops an unregistered struct_ops once the last socket using
-    # it is freed, which the (asynchronous) namespace teardown does shortly.
-    deadline = time.monotonic() + 10
-    while ("cc_bbr" in AVAILABLE.read_text().split()) != registered_before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert ("cc_bbr" in AVAILABLE.read_text().split()) == registered_before
+    assert registered_after_teardown("cc_bbr", registered_before) == registered_before
 
 
 def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     """BBQ (cc/bbq.c through BPF, both flows) on the BBR scenario above.
 
     The issue's headline, 10 ms flow >= 40%, is a 120-s figure: the full
-    example measured 44.0% and 44.5% live (simulator 46.8%, docs/live.md).
+    example measured 44.0, 44.5 and 40.4% live (simulator 46.8%,
+    docs/live.md).
     In 15 s BBQ has not finished converging. Measured here in six 15-s
     runs (window 5-15 s): 27.1, 27.7, 28.4, 28.4, 29.8, 32.0% live; the
     simulator gives 33.9-34.8% (seeds 1-6), while BBR gives the same flow
@@ -341,7 +352,7 @@ def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     six runs and far above BBR; the queue (12.6-13.1 ms live, BBR ~36 ms)
     must stay well below BBR's."""
     pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
-    registered_before = "cc_bbq" in AVAILABLE.read_text().split()
+    registered_before = is_registered("cc_bbq")
     out = tmp_path / "run"
     done = live_cli("live", "run", EXAMPLES / "bbq-rtt-fairness.toml", *SHORT, "--out", out)
     if done.returncode == 2 and "flow[0].cc" in done.stderr:
@@ -349,14 +360,10 @@ def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["live"]["kernel_cc"] == ["cc_bbq", "cc_bbq"]
-    short, long_ = summary["flows"]
-    assert short["share"] >= 0.20, summary["flows"]
+    assert summary["flows"][0]["share"] >= 0.20, summary["flows"]
     assert summary["queue_delay_ms"]["mean"] <= 20.0, summary["queue_delay_ms"]
     assert summary["utilization"] >= 0.87
-    deadline = time.monotonic() + 10
-    while ("cc_bbq" in AVAILABLE.read_text().split()) != registered_before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert ("cc_bbq" in AVAILABLE.read_text().split()) == registered_before
+    assert registered_after_teardown("cc_bbq", registered_before) == registered_before
 
 
 def test_one_gigabit_bottleneck_is_reached(clean_host, tmp_path):

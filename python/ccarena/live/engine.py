@@ -222,7 +222,7 @@ def run_live(
         fastest_bps = max([bn["rate_bps"]] + [c["rate_bps"] for c in bn["schedule"]])
         split = fastest_bps >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(names, delay.proc.pid)
         if mode == "kernel":
-            testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"])
+            testbed.install_bottleneck(names, bn["rate_bps"], bn["buffer_bytes"])
 
         timing = {"interval_ns": cfg["interval_ns"], "duration_ns": cfg["duration_ns"]}
         ports = [testbed.BASE_PORT + i for i in range(len(flows))]
