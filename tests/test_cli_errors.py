@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from conftest import run_cli
@@ -98,3 +101,107 @@ def test_usage_errors_are_one_line_too(tmp_path):
     assert len(proc.stderr.splitlines()) == 1
     assert proc.stderr.startswith("ccarena: error: ")
     assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------
+# Input that once escaped the promise: each is still one line, exit 2, and
+# nothing written (the run directory, and nothing beside it).
+
+
+def _nothing_written(tmp_path, before):
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("override", "field", "fragment"),
+    [
+        ("flow.².rtt=5ms", "flow.²", "expected an index"),
+        ("duration=99999999999999999999s", "duration", "longer than"),
+        ("duration=1" + "0" * 40 + "s", "duration", "longer than"),
+        ("bottleneck.rate=20000000000Gbit", "bottleneck.rate", "above"),
+        ("bottleneck.buffer=1" + "0" * 30 + "B", "bottleneck.buffer", "above"),
+        ("flow.0.rtt=1" + "0" * 25 + "s", "flow[0].rtt", "above"),
+        ("output.interval=1us", "output.interval", "telemetry rows"),
+        ("flow.0.stop=10s", "flow[0].stop", "after the end of the run"),
+        ("flow.0.params.beta=1e30", "flow[0].params.beta", "unknown parameter"),
+        ("flow.0.count=10001", "flow[0].count", "less than or equal to 10000"),
+    ],
+)
+def test_values_beyond_what_the_engine_holds_are_one_line(tmp_path, override, field, fragment):
+    scenario = tmp_path / "good.toml"
+    scenario.write_text(GOOD)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    proc = run_cli("run", scenario, "--out", tmp_path / "out", "--set", override)
+    _check_one_line_error(proc, field, fragment)
+    _nothing_written(tmp_path, before)
+
+
+@pytest.mark.parametrize(
+    ("out", "fragment"),
+    [
+        ("", "names no new directory"),
+        (".", "names no new directory"),
+        ("..", "names no new directory"),
+        ("/proc/ccarena-test", "cannot create"),
+        ("afile/x", "is not a directory"),
+    ],
+)
+def test_out_that_cannot_be_a_run_dir_is_refused_before_running(tmp_path, out, fragment):
+    scenario = tmp_path / "good.toml"
+    scenario.write_text(GOOD)
+    (tmp_path / "afile").write_text("mine")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    proc = run_cli("run", "good.toml", "--out", out, cwd=tmp_path)
+    _check_one_line_error(proc, "--out", fragment)
+    assert "running" not in proc.stderr  # refused before simulating
+    _nothing_written(tmp_path, before)
+    assert (tmp_path / "afile").read_text() == "mine"
+
+
+def test_a_scenario_whose_name_cannot_name_a_directory(tmp_path):
+    (tmp_path / "..toml").write_text(GOOD)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "keep.txt").write_text("mine")
+    proc = run_cli("run", "..toml", cwd=tmp_path)
+    _check_one_line_error(proc, "--out", "cannot name a run directory")
+    assert (tmp_path / "runs" / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    ("source", "fragment"),
+    [
+        ("/dev/zero", "is not a regular file"),
+        (".", "is a directory"),
+        ("afile/s.toml", "a part of the path is not a directory"),
+        ("binary.toml", "not UTF-8 text"),
+        ("huge.toml", "not a scenario file"),
+    ],
+)
+def test_scenario_sources_that_are_not_scenario_files(tmp_path, source, fragment):
+    (tmp_path / "afile").write_text("mine")
+    (tmp_path / "binary.toml").write_bytes(b"\xff\xfe\x00duration")
+    with open(tmp_path / "huge.toml", "wb") as handle:
+        handle.truncate(2 << 20)
+    proc = run_cli("run", source, "--out", "out", cwd=tmp_path)
+    _check_one_line_error(proc, source, fragment)
+    assert not (tmp_path / "out").exists()
+
+
+def test_engine_crash_is_an_internal_error_with_a_bug_line(tmp_path):
+    """A panic in the Rust engine is not a traceback: one line asking for a
+    bug report, exit status 1 (the test-only crash hook of _core)."""
+    code = (
+        "import sys; from unittest import mock; from ccarena import cli, _core\n"
+        "with mock.patch('ccarena.api.simulate', side_effect=lambda s: _core._crash_for_test()):\n"
+        "    sys.exit(cli.main(['run', sys.argv[1], '--out', sys.argv[2]]))\n"
+    )
+    scenario = tmp_path / "good.toml"
+    scenario.write_text(GOOD)
+    proc = subprocess.run([sys.executable, "-c", code, str(scenario), str(tmp_path / "out")], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.splitlines()[-1]
+    assert last.startswith("ccarena: error: internal: the simulator crashed:"), proc.stderr
+    assert "please report it" in last
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()

@@ -12,6 +12,7 @@ from ccarena import cli
 from conftest import EXAMPLES, run_cli
 
 SHORT = {"duration": "6s", "measure.from": "2s"}
+RUN_FILES = ["goodput.png", "link.parquet", "summary.json", "timeseries.parquet"]
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def cli_run(tmp_path_factory):
 
 def test_cli_writes_the_run_directory_and_nothing_else(cli_run):
     _, out = cli_run
-    assert sorted(p.name for p in out.iterdir()) == ["goodput.png", "link.parquet", "summary.json", "timeseries.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [".ccarena-run", *RUN_FILES]
     assert (out / "goodput.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in out.parent.iterdir()] == ["demo"]  # no temp dirs left
 
@@ -104,11 +105,12 @@ def test_api_run_with_out_replaces_an_older_run(tmp_path):
         "flow": [{"cc": "cubic", "rtt": "20ms"}],
     }
     out = tmp_path / "run"
-    out.mkdir()
-    (out / "stale.txt").write_text("from an older run")
+    ccarena.run(dict(doc, seed=2), out=out)
+    older = (out / "summary.json").read_text()
     result = ccarena.run(doc, out=out)
     assert result.out == out
-    assert sorted(p.name for p in out.iterdir()) == ["goodput.png", "link.parquet", "summary.json", "timeseries.parquet"]
+    assert (out / "summary.json").read_text() != older
+    assert sorted(p.name for p in out.iterdir()) == [".ccarena-run", *RUN_FILES]
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
 

@@ -48,6 +48,8 @@ def run(
     else:
         resolved = load_scenario(scenario, overrides)
     if out is not None:
+        if not isinstance(out, str | Path):
+            raise ScenarioError("out", f"expected a directory path, got {type(out).__name__}")
         check_target(Path(out))
     result = Result(resolved, simulate(resolved))
     if out is not None:

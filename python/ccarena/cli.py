@@ -87,7 +87,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     overrides = [parse_override(item) for item in args.overrides]
     scenario = load_scenario(args.scenario, overrides)
-    out = args.out if args.out is not None else Path("runs") / scenario.name
+    out = args.out if args.out is not None else default_out(scenario.name)
     check_target(out)
 
     cfg = scenario.config
@@ -115,6 +115,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def default_out(name: str) -> Path:
+    """``runs/<scenario name>``, for a name that can be a directory's."""
+    from .errors import ScenarioError
+
+    if name in ("", ".", "..") or "/" in name or "\0" in name:
+        raise ScenarioError("--out", f"the scenario's name {name!r} cannot name a run directory; give --out DIR")
+    return Path("runs") / name
 
 
 def _cmd_ccs() -> int:
@@ -148,8 +157,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         registry.get(name)  # unknown names fail here, before anything runs
 
     from .experiments import report
-    from .experiments.reproduce import INDEX, REPORT, reproduce
+    from .experiments.reproduce import INDEX, REPORT, check_outputs, reproduce
 
+    check_outputs(names, args.out, index=everything)
     started = time.perf_counter()
     print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}", file=sys.stderr, flush=True)
     done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything)
@@ -164,10 +174,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Printed after an engine crash: what to send us.
+BUG_REPORT = "this is a bug in ccarena: please report it with the scenario and the command line"
+
+
 def main(argv: list[str] | None = None) -> int:
+    from . import signals
     from .errors import ScenarioError
 
     debug = bool(os.environ.get("CCARENA_DEBUG"))
+    restore_signals = signals.trap()
     try:
         args = _parser().parse_args(argv)
         if args.version:
@@ -199,11 +215,20 @@ def main(argv: list[str] | None = None) -> int:
         return _error(str(err), EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         return _error("interrupted", EXIT_INTERRUPTED)
+    except signals.Terminated as stop:
+        return _error(f"terminated by {stop.name}", int(stop.code or 1))
     except Exception as err:  # a bug or an I/O failure: still one line
         if debug:
             raise
+        from ._core import EngineCrash
+
+        if isinstance(err, EngineCrash):
+            detail = " ".join(str(err).split())
+            return _error(f"internal: the simulator crashed: {detail}; {BUG_REPORT}", EXIT_INTERNAL)
         detail = " ".join(str(err).split()) or type(err).__name__
         return _error(f"internal: {type(err).__name__}: {detail} (CCARENA_DEBUG=1 for a traceback)", EXIT_INTERNAL)
+    finally:
+        restore_signals()
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
                 "rtt_ms": _round(flow_cfg["rtt_ns"] / 1e6),
                 "start_s": _round(flow_cfg["start_ns"] / 1e9),
                 "goodput_mbps": _round(goodput),
-                "share": _round(goodput / total if total > 0 else 0.0),
+                # No delivery in the window at all: no share to speak of.
+                "share": _round(goodput / total) if total > 0 else None,
                 "retransmits": res["retransmits_window"],
                 "retransmits_total": res["retransmits_total"],
                 "rtos": res["rto_count"],

@@ -11,6 +11,11 @@ if TYPE_CHECKING:
 
 #: Legends beyond this many flows are folded into columns.
 _LEGEND_ROWS = 8
+#: Up to this many lines are drawn one per flow; beyond, one line per
+#: [[flow]] entry (its flows' mean, with their min-max band), and beyond
+#: that many entries, one for all flows. Matplotlib draws a 10,000-line
+#: legend in minutes, and nobody can read it.
+_MAX_LINES = 16
 
 
 def plot_goodput(result: "Result", path: Path) -> None:
@@ -25,15 +30,20 @@ def plot_goodput(result: "Result", path: Path) -> None:
     labels = result.scenario.flow_labels
 
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(10, 6.5), height_ratios=(3, 2))
-    t = ts.column("t_s").to_numpy()
-    flow = ts.column("flow").to_numpy()
-    goodput = ts.column("goodput_mbps").to_numpy(zero_copy_only=False)
-    for i, label in enumerate(labels):
-        rows = flow == i
-        top.plot(t[rows], goodput[rows], linewidth=1.0, label=label)
+    n = len(labels)
+    # Rows are (interval, flow) with every flow in every interval.
+    t = ts.column("t_s").to_numpy()[::n]
+    goodput = ts.column("goodput_mbps").to_numpy(zero_copy_only=False).reshape(-1, n)
+    for label, columns in _line_groups(result):
+        values = goodput[:, columns]
+        if len(columns) == 1:
+            top.plot(t, values[:, 0], linewidth=1.0, label=label)
+            continue
+        (line,) = top.plot(t, values.mean(axis=1), linewidth=1.0, label=f"{label}: mean, min-max band")
+        top.fill_between(t, values.min(axis=1), values.max(axis=1), color=line.get_color(), alpha=0.2, linewidth=0)
     top.set_ylabel("goodput (Mbit/s)")
     top.set_ylim(bottom=0)
-    top.legend(loc="upper right", fontsize="small", ncol=max(1, -(-len(labels) // _LEGEND_ROWS)))
+    top.legend(loc="upper right", fontsize="small", ncol=max(1, -(-len(top.lines) // _LEGEND_ROWS)))
     top.set_title(f"{result.scenario.name}: per-flow goodput and bottleneck queueing delay")
 
     bottom.plot(
@@ -55,3 +65,19 @@ def plot_goodput(result: "Result", path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
+
+
+def _line_groups(result: "Result") -> list[tuple[str, list[int]]]:
+    """(legend label, flow indices) of each line of the goodput panel."""
+    labels = result.scenario.flow_labels
+    if len(labels) <= _MAX_LINES:
+        return [(label, [i]) for i, label in enumerate(labels)]
+    entries = result.scenario.human["flow"]
+    if len(entries) > _MAX_LINES:
+        return [(f"all {len(labels)} flows", list(range(len(labels))))]
+    groups, first = [], 0
+    for k, entry in enumerate(entries):
+        count = int(entry.get("count", 1))
+        groups.append((f"flow[{k}]: {entry['cc']}, {entry['rtt']} x {count}", list(range(first, first + count))))
+        first += count
+    return groups

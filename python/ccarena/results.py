@@ -75,7 +75,7 @@ class Result:
                     f["cc"],
                     f"{f['rtt_ms']:g} ms",
                     f"{f['goodput_mbps']:.2f}",
-                    f"{100 * f['share']:.1f}%",
+                    "n/a" if f["share"] is None else f"{100 * f['share']:.1f}%",
                     str(f["retransmits"]),
                 )
             )
@@ -84,15 +84,15 @@ class Result:
                  for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
 
-        def num(value: float | None, fmt: str) -> str:
-            return "n/a" if value is None else format(value, fmt)
+        def num(value: float | None, fmt: str, unit: str = "") -> str:
+            return "n/a" if value is None else format(value, fmt) + unit
 
         q = s["queue_delay_ms"]
         w = s["window"]
         lines += [
             "",
             f"window {w['from_s']:g}-{w['to_s']:g} s: total goodput {s['goodput_total_mbps']:.2f} Mbit/s, "
-            f"Jain {num(s['jain'], '.4f')}, utilisation {num(None if s['utilization'] is None else 100 * s['utilization'], '.1f')}%",
+            f"Jain {num(s['jain'], '.4f')}, utilisation {num(None if s['utilization'] is None else 100 * s['utilization'], '.1f', '%')}",
             f"queueing delay ms: mean {num(q['mean'], '.2f')}, p50 {num(q['p50'], '.2f')}, "
             f"p95 {num(q['p95'], '.2f')}, p99 {num(q['p99'], '.2f')}; drops {s['drops']}",
         ]

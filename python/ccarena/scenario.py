@@ -15,6 +15,7 @@ The reference is docs/scenario-format.md.
 from __future__ import annotations
 
 import copy
+import stat
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -242,16 +243,43 @@ def _resolve_params(cc: str, params: Mapping[str, Any], path: str) -> tuple[list
 # Reading and overriding.
 
 
+#: Largest scenario file read (a scenario is a few KB; this stops a device
+#: or a wrong file, e.g. /dev/zero or a trace, from being read whole).
+MAX_SCENARIO_BYTES = 1 << 20
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """Parse a scenario file; syntax errors name the file."""
+    """Parse a scenario file; problems (missing, not a regular file, too
+    large, syntax) name the file."""
     path = Path(path)
+    where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        mode = path.stat().st_mode
     except FileNotFoundError:
-        raise ScenarioError(str(path), "no such scenario file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ScenarioError(str(path), f"cannot read: {err}") from None
-    return parse_toml(text, origin=str(path))
+        raise ScenarioError(where, "no such scenario file") from None
+    except NotADirectoryError:
+        raise ScenarioError(where, "no such scenario file (a part of the path is not a directory)") from None
+    except OSError as err:
+        raise ScenarioError(where, f"cannot read: {err.strerror or err}") from None
+    except ValueError as err:  # e.g. an embedded NUL byte
+        raise ScenarioError(where, f"not a usable path: {err}") from None
+    if stat.S_ISDIR(mode):
+        raise ScenarioError(where, "is a directory, not a scenario file")
+    if not stat.S_ISREG(mode):
+        # A device or a pipe (/dev/zero, /dev/stdin) could be read forever.
+        raise ScenarioError(where, "is not a regular file")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as err:
+        raise ScenarioError(where, f"cannot read: {err.strerror or err}") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(where, f"larger than {MAX_SCENARIO_BYTES // 1024} KiB: not a scenario file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ScenarioError(where, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    return parse_toml(text, origin=where)
 
 
 def parse_toml(text: str, origin: str = "scenario") -> dict[str, Any]:
@@ -286,8 +314,18 @@ def apply_overrides(doc: dict[str, Any], overrides: Mapping[str, Any] | Iterable
     (``flow.1.rtt``); missing tables are created.
     """
     doc = copy.deepcopy(doc)
-    items = overrides.items() if isinstance(overrides, Mapping) else overrides
-    for key, value in items:
+    if isinstance(overrides, Mapping):
+        items: Iterable[Any] = overrides.items()
+    elif isinstance(overrides, Iterable) and not isinstance(overrides, str | bytes):
+        items = overrides
+    else:
+        raise ScenarioError("overrides", f"expected a mapping of dotted paths to values, got {type(overrides).__name__}")
+    for item in items:
+        if not (isinstance(item, tuple | list) and len(item) == 2):
+            raise ScenarioError("overrides", f"expected (dotted path, value) pairs, got {item!r}")
+        key, value = item
+        if not isinstance(key, str):
+            raise ScenarioError("overrides", f"a dotted path must be a string, got {key!r}")
         parts = key.split(".")
         if any(not p for p in parts):
             raise ScenarioError(key, "malformed override path")
@@ -296,8 +334,8 @@ def apply_overrides(doc: dict[str, Any], overrides: Mapping[str, Any] | Iterable
             last = depth == len(parts) - 1
             here = ".".join(parts[: depth + 1])
             if isinstance(node, list):
-                if not part.isdigit():
-                    raise ScenarioError(here, f"expected an index into a list of {len(node)}")
+                if not (part.isascii() and part.isdigit()):
+                    raise ScenarioError(here, f"expected an index (0, 1, ...) into a list of {len(node)}")
                 index = int(part)
                 if index >= len(node):
                     raise ScenarioError(here, f"index out of range (the list has {len(node)} entries)")
@@ -578,11 +616,8 @@ def load_scenario(
     *,
     known_ccs: Iterable[str] | None = None,
 ) -> ResolvedScenario:
-    """Read (a path, TOML text, or a dict), override, validate, resolve.
-
-    A ``str`` is TOML text if it contains a newline or ``=``, otherwise a
-    path; pass a :class:`~pathlib.Path` to be explicit.
-    """
+    """Read (a path, TOML text, or a dict; see :func:`read_source`),
+    override, validate, resolve. Any problem is a :class:`ScenarioError`."""
     doc, name = read_source(source)
     if overrides:
         doc = apply_overrides(doc, overrides)
@@ -590,10 +625,32 @@ def load_scenario(
 
 
 def read_source(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-    """The scenario document and its name, from a path, TOML text or a dict
-    (a ``str`` is TOML text if it contains a newline or ``=``)."""
+    """The scenario document and its name, from a path, TOML text or a dict.
+
+    A :class:`~pathlib.Path` is always a path. A ``str`` is TOML text if it
+    has a newline; otherwise it is a path if it ends in ``.toml`` or names
+    an existing file (so ``runs/seed=1/s.toml`` is a path), and TOML text
+    if it contains ``=`` (``'duration = "3s"'`` alone is not a scenario,
+    but its error then says what is missing).
+    """
     if isinstance(source, Mapping):
+        if not all(isinstance(key, str) for key in source):
+            bad = next(key for key in source if not isinstance(key, str))
+            raise ScenarioError("scenario", f"keys must be strings, got {bad!r}")
         return dict(source), "scenario"
-    if isinstance(source, Path) or ("\n" not in source and "=" not in source):
+    if isinstance(source, Path):
+        return read_toml(source), source.stem
+    if not isinstance(source, str):
+        raise ScenarioError(
+            "scenario", f"expected a path, TOML text or a table (dict), got {type(source).__name__}"
+        )
+    if "\n" not in source and (source.endswith(".toml") or "=" not in source or _is_file(source)):
         return read_toml(source), Path(source).stem
     return parse_toml(source), "scenario"
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False

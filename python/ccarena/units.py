@@ -105,7 +105,9 @@ def _split(text: object, kind: str, units: tuple[str, ...], example: str) -> tup
 
 
 def _to_int(value: Decimal) -> int:
-    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+    # to_integral_value, not quantize: quantize fails (InvalidOperation)
+    # past the context's 28 digits, and the range checks come later.
+    return int(value.to_integral_value(rounding=ROUND_HALF_EVEN))
 
 
 def _positive(value: Decimal, text: str, kind: str, allow_zero: bool) -> None:

@@ -93,11 +93,15 @@ def results_json(experiment: Experiment, report: Report, quick: bool) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
+#: The first line of index.md, by which a later run knows the file is ours.
+INDEX_TITLE = "# ccarena reproduce"
+
+
 def index_markdown(
     entries: Sequence[tuple[Experiment, Report]], quick: bool, wall_s: float, runs: int, jobs: int
 ) -> str:
     lines = [
-        "# ccarena reproduce: the BBQ paper",
+        f"{INDEX_TITLE}: the BBQ paper",
         "",
         "S. Ma, J. Jiang, W. Wang, B. Li, *Fairness of Congestion-Based Congestion Control: "
         "Experimental Evaluation and Analysis* (BBQ), every figure and table on the simulator, "

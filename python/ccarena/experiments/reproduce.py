@@ -9,14 +9,12 @@ report.md, results.json and its PNGs. `all` also writes DIR/index.md.
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..rundir import atomic_dir, check_target
+from ..rundir import atomic_dir, check_owned_file, check_target, write_file_atomic
 from . import registry, report, runner
 from .framework import Experiment, Outcome, Report
 
@@ -63,16 +61,13 @@ def write_experiment(exp: Experiment, outcomes: dict[str, Outcome], out: Path, q
     return rep
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def check_outputs(names: Sequence[str], out: Path, *, index: bool) -> None:
+    """Fail (ScenarioError, nothing written) unless every DIR/NAME can be
+    written, and DIR/index.md with ``index``, without touching a user's files."""
+    for name in names:
+        check_target(out / name)
+    if index:
+        check_owned_file(out / INDEX, report.INDEX_TITLE)
 
 
 def reproduce(
@@ -88,8 +83,7 @@ def reproduce(
     ``index``, also ``out/index.md``. Unknown names raise ScenarioError
     before anything runs."""
     experiments = [registry.get(name) for name in names]
-    for exp in experiments:
-        check_target(out / exp.name)
+    check_outputs(names, out, index=index)
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
@@ -97,5 +91,5 @@ def reproduce(
     if index:
         wall_s = time.perf_counter() - started
         runs = sum(len(v) for v in outcomes.values())
-        _write_atomic(out / INDEX, report.index_markdown(done, quick, wall_s, runs, jobs))
+        write_file_atomic(out / INDEX, report.index_markdown(done, quick, wall_s, runs, jobs))
     return done
