@@ -121,15 +121,15 @@ def _nothing_written(tmp_path, before):
         ("bottleneck.rate=20000000000Gbit", "bottleneck.rate", "above"),
         ("bottleneck.buffer=1" + "0" * 30 + "B", "bottleneck.buffer", "above"),
         ("flow.0.rtt=1" + "0" * 25 + "s", "flow[0].rtt", "above"),
-        ("output.interval=1us", "output.interval", "telemetry rows"),
-        ("flow.0.stop=10s", "flow[0].stop", "after the end of the run"),
+        ("output.interval=1us", "output.interval", "telemetry rows"),  # with duration = 120s, below
+        ("flow.0.stop=200s", "flow[0].stop", "after the end of the run"),
         ("flow.0.params.beta=1e30", "flow[0].params.beta", "unknown parameter"),
         ("flow.0.count=10001", "flow[0].count", "less than or equal to 10000"),
     ],
 )
 def test_values_beyond_what_the_engine_holds_are_one_line(tmp_path, override, field, fragment):
     scenario = tmp_path / "good.toml"
-    scenario.write_text(GOOD)
+    scenario.write_text(GOOD.replace('"3s"', '"120s"'))  # the 120-s run: 240M rows at 1 us
     before = sorted(p.name for p in tmp_path.iterdir())
     proc = run_cli("run", scenario, "--out", tmp_path / "out", "--set", override)
     _check_one_line_error(proc, field, fragment)

@@ -425,6 +425,42 @@ def _unit(path: str, parse, value):
         raise ScenarioError(path, str(err)) from None
 
 
+def engine_limits() -> dict[str, int]:
+    """The simulator's limits (crates/sim/src/limits.rs, one definition),
+    which :func:`resolve` enforces with the field's name."""
+    from . import _core
+
+    return dict(_core.limits())
+
+
+def _at_most(path: str, text: object, value: int, limit: int, fmt: Callable[[int], str]) -> None:
+    if value > limit:
+        raise ScenarioError(path, f"{text!r} is above the engine's limit of {fmt(limit)}")
+
+
+def _check_run_size(limits: Mapping[str, int], duration_ns: int, interval_ns: int, n_flows: int, max_rate_bps: int) -> None:
+    """The run's telemetry and segment counts fit what the engine holds
+    (the same arithmetic as limits::series_rows / link_segments)."""
+    rows = duration_ns // interval_ns * (n_flows + 1)
+    if rows > limits["max_series_rows"]:
+        shortest = -(-duration_ns * (n_flows + 1) // limits["max_series_rows"])
+        raise ScenarioError(
+            "output.interval",
+            f"{units.format_time(interval_ns)} gives {rows:,} telemetry rows (duration / interval x (flows + 1)), "
+            f"above the limit of {limits['max_series_rows']:,}: use an interval of at least "
+            f"{units.format_time(shortest)}",
+        )
+    segments = max_rate_bps * duration_ns // (8 * 1_000_000_000 * units.PACKET_WIRE_BYTES)
+    if segments > limits["max_link_segments"]:
+        longest = limits["max_link_segments"] * 8 * 1_000_000_000 * units.PACKET_WIRE_BYTES // max_rate_bps
+        raise ScenarioError(
+            "duration",
+            f"at {units.format_rate(max_rate_bps)} the link carries {segments:,} packets in "
+            f"{units.format_time(duration_ns)}, above the engine's limit of {limits['max_link_segments']:,}: "
+            f"run at most {units.format_time(longest)}",
+        )
+
+
 def _resolve_schedule(
     changes: list[Any], path: str, duration_ns: int, *, what: str, key: str, field: str, parse: Callable[[Any], int]
 ) -> list[dict[str, int]]:
@@ -459,7 +495,13 @@ def resolve(
         known_ccs = _core.cc_names()
     known = sorted(known_ccs)
 
+    limits = engine_limits()
     duration_ns = _unit("duration", units.parse_time, model.duration)
+    if duration_ns > limits["max_duration_ns"]:
+        raise ScenarioError(
+            "duration", f"{model.duration!r} is longer than the engine's limit of "
+            f"{units.format_time(limits['max_duration_ns'])}"
+        )
     interval_ns = _unit("output.interval", units.parse_time, (model.output or Output()).interval)
     if interval_ns > duration_ns:
         raise ScenarioError("output.interval", "longer than the run's duration")
@@ -472,12 +514,15 @@ def resolve(
         if flow.cc not in known:
             raise ScenarioError(f"{path}.cc", f"unknown congestion control '{flow.cc}' (known: {', '.join(known)})")
         rtt_ns = _unit(f"{path}.rtt", units.parse_time, flow.rtt)
+        _at_most(f"{path}.rtt", flow.rtt, rtt_ns, limits["max_rtt_ns"], units.format_time)
         start_ns = _unit(f"{path}.start", lambda v: units.parse_time(v, allow_zero=True), flow.start)
         if start_ns >= duration_ns:
             raise ScenarioError(f"{path}.start", "the flow starts at or after the end of the run")
         stop_ns = None
         if flow.stop is not None:
             stop_ns = _unit(f"{path}.stop", units.parse_time, flow.stop)
+            if stop_ns > duration_ns:
+                raise ScenarioError(f"{path}.stop", "after the end of the run (leave stop out to send to the end)")
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
         params, params_human[i] = _resolve_params(flow.cc, flow.params, f"{path}.params")
@@ -485,6 +530,9 @@ def resolve(
             flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns,
             what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,
         )
+        for j, change in enumerate(rtt_schedule):
+            _at_most(f"{path}.rtt_schedule[{j}].rtt", flow.rtt_schedule[j].rtt, change["rtt_ns"],
+                     limits["max_rtt_ns"], units.format_time)
         entry = {
             "cc": flow.cc,
             "rtt_ns": rtt_ns,
@@ -496,7 +544,11 @@ def resolve(
         flows.extend(copy.deepcopy(entry) for _ in range(flow.count))
 
     bn = model.bottleneck
+    if len(flows) > limits["max_flows"]:
+        raise ScenarioError("flow", f"{len(flows)} flows (counts included) are above the engine's limit of "
+                                    f"{limits['max_flows']}")
     rate_bps = _unit("bottleneck.rate", units.parse_rate, bn.rate)
+    _at_most("bottleneck.rate", bn.rate, rate_bps, limits["max_rate_bps"], units.format_rate)
     bdp = units.bdp_bytes(rate_bps, max(f["rtt_ns"] for f in flows))
 
     def size(path: str, text: str) -> int:
@@ -506,6 +558,7 @@ def resolve(
         return nbytes
 
     buffer_bytes = size("bottleneck.buffer", bn.buffer)
+    _at_most("bottleneck.buffer", bn.buffer, buffer_bytes, limits["max_buffer_bytes"], units.format_size)
     if buffer_bytes < units.PACKET_WIRE_BYTES:
         raise ScenarioError(
             "bottleneck.buffer",
@@ -546,6 +599,7 @@ def resolve(
     policer = None
     if bn.policer is not None:
         policer_rate = _unit("bottleneck.policer.rate", units.parse_rate, bn.policer.rate)
+        _at_most("bottleneck.policer.rate", bn.policer.rate, policer_rate, limits["max_rate_bps"], units.format_rate)
         burst = size("bottleneck.policer.burst", bn.policer.burst)
         if burst < units.PACKET_WIRE_BYTES:
             raise ScenarioError(
@@ -559,6 +613,11 @@ def resolve(
         bn.schedule, "bottleneck.schedule", duration_ns,
         what="rate", key="rate_bps", field="rate", parse=units.parse_rate,
     )
+
+    for j, change in enumerate(schedule):
+        _at_most(f"bottleneck.schedule[{j}].rate", bn.schedule[j].rate, change["rate_bps"], limits["max_rate_bps"],
+                 units.format_rate)
+    _check_run_size(limits, duration_ns, interval_ns, len(flows), max([rate_bps] + [c["rate_bps"] for c in schedule]))
 
     measure = model.measure or Measure()
     from_ns = duration_ns // 3

@@ -1,0 +1,171 @@
+"""Properties over fuzzed scenarios: whatever the Python front end (the
+gate) accepts, the engine accepts too; utilisation never exceeds 1;
+packets are conserved; the same seed gives the same summary.
+
+The scenarios come from a seeded generator (the test is deterministic) and
+are small (<= 1 s, <= 200 Mbit/s) so that 300 of them take seconds."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from ccarena import _core, metrics
+from ccarena.api import simulate
+from ccarena.errors import ScenarioError
+from ccarena.scenario import engine_limits, load_scenario
+
+N_SCENARIOS = 300
+CCS = ("bbr", "bbq", "cubic", "reno")
+
+
+def _scenario(rng: random.Random) -> dict:
+    duration_ms = rng.randint(50, 1000)
+    rate_kbit = rng.choice([500, 2_000, 10_000, 50_000, 200_000])
+    flows = []
+    for _ in range(rng.randint(1, 4)):
+        flow = {"cc": rng.choice(CCS), "rtt": f"{rng.randint(1, 200)}ms", "count": rng.randint(1, 3)}
+        if rng.random() < 0.3:
+            flow["start"] = f"{rng.randint(0, duration_ms - 1)}ms"
+        if rng.random() < 0.2:
+            start = int(flow.get("start", "0ms")[:-2])
+            flow["stop"] = f"{rng.randint(start + 1, duration_ms)}ms"
+        if rng.random() < 0.1:
+            flow["rtt_schedule"] = [{"at": f"{rng.randint(0, duration_ms - 1)}ms", "rtt": f"{rng.randint(1, 300)}ms"}]
+        flows.append(flow)
+    bottleneck: dict = {
+        "rate": f"{rate_kbit}Kbit",
+        "buffer": rng.choice(["2pkt", "10pkt", "0.5bdp", "1bdp", "4bdp", "300KB"]),
+        "aqm": rng.choice(["droptail", "droptail", "red", "fq"]),
+    }
+    if bottleneck["aqm"] == "red":
+        bottleneck["buffer"] = "100pkt"
+        bottleneck["red"] = {"min": "5pkt", "max": "30pkt", "max_p": rng.choice([0.05, 0.1, 0.5])}
+    if rng.random() < 0.2:
+        bottleneck["loss"] = rng.choice([0.001, 0.01, 0.1])
+    if rng.random() < 0.2:
+        bottleneck["schedule"] = [
+            {"at": f"{at}ms", "rate": f"{rng.choice([300, 5_000, 80_000])}Kbit"}
+            for at in sorted(rng.sample(range(1, duration_ms), k=rng.randint(1, 3)))
+        ]
+    if rng.random() < 0.15:
+        bottleneck["policer"] = {"rate": f"{rate_kbit // 2}Kbit", "burst": "20pkt"}
+    doc = {
+        "duration": f"{duration_ms}ms",
+        "seed": rng.randint(0, 1 << 32),
+        "bottleneck": bottleneck,
+        "flow": flows,
+        "output": {"interval": f"{rng.choice([1, 10, 50])}ms"},
+    }
+    if rng.random() < 0.5:
+        # Windows of every size, down to a few microseconds at the end
+        # (where a packet on the wire straddles the edge).
+        to_us = rng.randint(1, duration_ms * 1000)
+        doc["measure"] = {"from": f"{rng.randint(0, to_us - 1)}us", "to": f"{to_us}us"}
+    return doc
+
+
+def _fuzzed() -> list[dict]:
+    rng = random.Random(20261123)
+    return [_scenario(rng) for _ in range(N_SCENARIOS)]
+
+
+def test_what_python_accepts_the_engine_runs_with_utilisation_at_most_one():
+    checked = 0
+    for doc in _fuzzed():
+        try:
+            scenario = load_scenario(doc)
+        except ScenarioError:
+            continue  # e.g. a start after a stop: the generator is not perfect
+        config_json = json.dumps(scenario.config)
+        _core.validate(config_json)  # the engine never disagrees with the gate
+        raw = simulate(scenario)
+        summary = metrics.summarize(scenario, raw)
+        util = summary["utilization"]
+        assert util is None or 0 <= util <= 1, (doc, util)
+        assert raw["link"]["tx_bytes_window"] <= raw["link"]["capacity_bytes_window"], doc
+        assert all(f["balanced"] for f in summary["conservation"]["flows"]), doc
+        shares = [f["share"] for f in summary["flows"]]
+        assert all(s is None for s in shares) or abs(sum(shares) - 1) < 1e-5, (doc, shares)
+        for f in summary["flows"]:
+            assert f["rtt_mean_ms"] is None or f["rtt_mean_ms"] > 0, (doc, f)
+        checked += 1
+    assert checked >= 0.9 * N_SCENARIOS
+
+
+# --------------------------------------------------------------------------
+# At each limit: Python accepts the largest value and the engine too; one
+# step beyond, both reject, naming the same field.
+
+BASE = {
+    "duration": "1s",
+    "bottleneck": {"rate": "10Mbit", "buffer": "100pkt"},
+    "flow": [{"cc": "cubic", "rtt": "20ms"}],
+}
+
+
+def _config_beyond(field: str, limits: dict) -> tuple[dict, str]:
+    """A resolved config with ``field`` one step past its limit (built from a
+    good one, as the engine would receive it), and the field's path."""
+    config = load_scenario(BASE).config
+    if field == "duration":
+        config["duration_ns"] = config["measure_to_ns"] = limits["max_duration_ns"] + 1
+        config["interval_ns"] = config["duration_ns"]
+        return config, "duration"
+    if field == "rate":
+        config["bottleneck"]["rate_bps"] = limits["max_rate_bps"] + 1
+        return config, "bottleneck.rate"
+    if field == "buffer":
+        config["bottleneck"]["buffer_bytes"] = limits["max_buffer_bytes"] + 1
+        return config, "bottleneck.buffer"
+    if field == "rtt":
+        config["flows"][0]["rtt_ns"] = limits["max_rtt_ns"] + 1
+        return config, "flow[0].rtt"
+    if field == "rows":
+        config["interval_ns"] = 1
+        return config, "output.interval"
+    if field == "flows":
+        config["flows"] = config["flows"] * (limits["max_flows"] + 1)
+        return config, "flow"
+    raise AssertionError(field)
+
+
+def _doc_beyond(field: str, limits: dict) -> dict:
+    doc = json.loads(json.dumps(BASE))
+    if field == "duration":
+        doc["duration"] = f"{limits['max_duration_ns'] + 1}ns"
+    elif field == "rate":
+        doc["bottleneck"]["rate"] = f"{limits['max_rate_bps'] + 1}bit"
+    elif field == "buffer":
+        doc["bottleneck"]["buffer"] = f"{limits['max_buffer_bytes'] + 1}B"
+    elif field == "rtt":
+        doc["flow"][0]["rtt"] = f"{limits['max_rtt_ns'] + 1}ns"
+    elif field == "rows":
+        doc["output"] = {"interval": "1ns"}
+    elif field == "flows":
+        doc["flow"] = [dict(doc["flow"][0], count=10_000)] * (limits["max_flows"] // 10_000 + 1)
+    return doc
+
+
+@pytest.mark.parametrize("field", ["duration", "rate", "buffer", "rtt", "rows", "flows"])
+def test_python_and_the_engine_reject_the_same_field_past_a_limit(field):
+    limits = engine_limits()
+    with pytest.raises(ScenarioError) as python:
+        load_scenario(_doc_beyond(field, limits))
+    config, path = _config_beyond(field, limits)
+    with pytest.raises(ValueError) as engine:
+        _core.validate(json.dumps(config))
+    assert python.value.path == path
+    assert str(engine.value).startswith(f"{path}: "), str(engine.value)
+
+
+def test_the_largest_values_pass_both():
+    limits = engine_limits()
+    doc = json.loads(json.dumps(BASE))
+    doc["bottleneck"]["buffer"] = f"{limits['max_buffer_bytes']}B"
+    doc["flow"][0]["rtt"] = f"{limits['max_rtt_ns']}ns"
+    doc["duration"] = "60s"
+    scenario = load_scenario(doc)
+    _core.validate(json.dumps(scenario.config))
