@@ -46,7 +46,9 @@ def run_experiments(
 
 def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Report:
     """Run one experiment and analyse it without writing anything or
-    drawing figures: its numbers and comparison rows (what tests pin)."""
+    drawing figures: its numbers and comparison rows (what tests pin).
+    Safe at a script's top level, without an ``if __name__ == "__main__":``
+    guard: the workers never import the caller's ``__main__``."""
     exp = registry.get(name)
     outcomes = run_experiments([exp], quick=quick, jobs=jobs)[exp.name]
     return exp.analyse(outcomes, None, quick)

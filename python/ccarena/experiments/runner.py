@@ -1,18 +1,53 @@
-"""Running many scenarios at once: one process per core.
+"""Running many scenarios at once: one worker process per core.
 
 Runs are independent and each is deterministic (its scenario carries its
 seed), so the order in which they finish changes nothing but the progress
 lines. The longest runs are submitted first so that a sweep does not end
 waiting on one 1 Gbit/s run started last.
+
+A worker is a fresh interpreter, ``python -P -c BOOT`` with the parent's
+``sys.path``, that imports this module and nothing of its caller's:
+
+- not ``__main__``: multiprocessing's spawn and forkserver re-import the
+  main script in every worker, so a script calling :func:`execute` (or
+  ``measure()``) without an ``if __name__ == "__main__":`` guard would
+  start pools from inside its own workers;
+- not a fork of the parent, which may hold threads (pyarrow's pool) or
+  matplotlib state.
+
+It reads pickled :class:`RunSpec` frames on stdin and answers each with
+one frame on its original stdout (its fd 1 then points at stderr, so that
+nothing printed during a run can corrupt a frame).
+
+Workers live exactly as long as :func:`execute`:
+
+- however it ends (every result in, a run failed, KeyboardInterrupt, or
+  the CLI's ``Terminated`` for SIGTERM and SIGHUP), every worker is sent
+  SIGKILL and reaped before it returns or raises. A worker holds nothing
+  but a simulation in memory, so there is nothing to wait for, and the
+  one in the middle of a 5-s run is stopped now, not when the run ends;
+- if the parent dies without running any code (SIGKILL, a crash), the
+  kernel kills the workers (``PR_SET_PDEATHSIG``);
+- Ctrl-C at a terminal signals the whole foreground process group:
+  workers ignore SIGINT and leave it to the parent. They start with SIGINT
+  blocked (a mask survives exec), so a Ctrl-C while one is still starting
+  up stays pending until it is ignored, instead of printing a traceback.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import ctypes
 import os
+import pickle
+import selectors
+import signal
+import struct
+import subprocess
+import sys
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
 
 import numpy as np
 
@@ -45,14 +80,6 @@ class _WorkerError(RuntimeError):
     parent."""
 
 
-def run_in_worker(spec: RunSpec) -> Outcome:
-    """:func:`run_one` in a pool process: errors come back as one picklable type."""
-    try:
-        return run_one(spec)
-    except Exception as err:
-        raise _WorkerError(describe(err)) from None
-
-
 def run_one(spec: RunSpec) -> Outcome:
     """Simulate one spec and keep only what its analysis asked for."""
     from ..api import run
@@ -83,8 +110,8 @@ def default_jobs() -> int:
 
 
 def execute(specs: Sequence[RunSpec], jobs: int | None = None, progress: Progress | None = None) -> dict[str, Outcome]:
-    """Run every spec (in ``jobs`` processes; 1 runs them here) and return
-    the outcomes by key."""
+    """Run every spec (in ``jobs`` worker processes; 1 runs them here) and
+    return the outcomes by key. No worker outlives the call."""
     jobs = default_jobs() if jobs is None else jobs
     order = sorted(specs, key=lambda s: -s.cost)
     outcomes: dict[str, Outcome] = {}
@@ -94,7 +121,8 @@ def execute(specs: Sequence[RunSpec], jobs: int | None = None, progress: Progres
         if progress is not None:
             progress(len(outcomes), len(order), outcome.key, outcome.wall_s)
 
-    if jobs <= 1 or len(order) <= 1:
+    # Without sys.executable (an embedded interpreter) there is no Python to start.
+    if jobs <= 1 or len(order) <= 1 or not sys.executable:
         for spec in order:
             try:
                 outcome = run_one(spec)
@@ -103,24 +131,152 @@ def execute(specs: Sequence[RunSpec], jobs: int | None = None, progress: Progres
             done(outcome)
         return outcomes
 
-    # forkserver: workers start from a clean interpreter, not a fork of a
-    # process that may hold threads (pyarrow's pool) or matplotlib state.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=context) as pool:
-        keys = {pool.submit(run_in_worker, spec): spec.key for spec in order}
-        pending: set[Future[Outcome]] = set(keys)
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    try:
-                        outcome = future.result()
-                    except Exception as err:
-                        raise RunFailed(keys[future], err) from err
-                    done(outcome)
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    pending = deque(order)
+    workers: list[_Worker] = []
+    try:
+        with selectors.DefaultSelector() as busy:
+            for _ in range(min(jobs, len(order))):
+                worker = _Worker()
+                workers.append(worker)
+                worker.give(pending.popleft())
+                busy.register(worker.results, selectors.EVENT_READ, worker)
+            while busy.get_map():
+                for ready, _ in busy.select():
+                    worker = ready.data
+                    done(worker.receive())
+                    if pending:
+                        worker.give(pending.popleft())
+                    else:
+                        busy.unregister(ready.fileobj)
+    finally:
+        # Kill them all first, then reap: a second interrupt during the
+        # reaping leaves zombies at worst, never a running worker.
+        for worker in workers:
+            worker.process.kill()
+        for worker in workers:
+            worker.close()
     return outcomes
+
+
+# The parent side.
+
+#: What a worker runs: argv[1] is the parent's pid, argv[2:] its sys.path.
+_BOOT = "import sys; sys.path[:] = sys.argv[2:]; from ccarena.experiments.runner import worker_main; worker_main(int(sys.argv[1]))"
+
+
+class _Worker:
+    """A worker process, from the parent, and the run it is on."""
+
+    def __init__(self) -> None:
+        # Started with SIGINT blocked (a mask survives exec) until worker_main ignores it.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+        try:
+            self.process = subprocess.Popen(
+                # -P: no script directory or cwd in front of sys.path, which is set from argv.
+                [sys.executable, "-P", "-c", _BOOT, str(os.getpid()), *(p for p in sys.path if isinstance(p, str))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                bufsize=0,
+            )
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.results = self.process.stdout
+        self.key = ""
+
+    def give(self, spec: RunSpec) -> None:
+        self.key = spec.key
+        try:
+            _send(self.process.stdin.fileno(), spec)  # type: ignore[union-attr]
+        except BrokenPipeError:
+            raise RunFailed(spec.key, _WorkerError(self._death())) from None
+
+    def receive(self) -> Outcome:
+        reply = _receive(self.results.fileno())
+        if reply is None:
+            raise RunFailed(self.key, _WorkerError(self._death()))
+        ok, value = reply
+        if not ok:
+            raise RunFailed(self.key, _WorkerError(value))
+        return value
+
+    def _death(self) -> str:
+        """How the worker ended (it has, or is about to: its pipe is closed)."""
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            return "its worker process closed its pipe"
+        if code >= 0:
+            return f"its worker process exited with status {code}"
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"its worker process was killed by {name}"
+
+    def close(self) -> None:
+        """Reap the (killed) process and close its pipes."""
+        self.process.wait()
+        self.process.stdin.close()  # type: ignore[union-attr]
+        self.results.close()
+
+
+# The worker side.
+
+#: <linux/prctl.h>
+_PR_SET_PDEATHSIG = 1
+
+
+def worker_main(parent_pid: int) -> None:
+    """A worker's life: run the specs read on stdin until end of file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    if sys.platform.startswith("linux"):
+        # SIGKILL when the thread that started us exits: the one in
+        # execute(), which outlives its workers unless the process dies.
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent_pid:
+        return  # the parent died before prctl: nobody to work for
+    results = os.dup(1)
+    os.dup2(2, 1)
+    while (spec := _receive(0)) is not None:
+        try:
+            reply = (True, run_one(spec))
+        except Exception as err:
+            reply = (False, describe(err))
+        try:
+            _send(results, reply)
+        except BrokenPipeError:
+            return  # the parent is gone (and SIGKILL on its way): no traceback
+
+
+# Frames: an 8-byte big-endian length, then a pickle.
+
+_LENGTH = struct.Struct(">Q")
+
+
+def _send(fd: int, obj: object) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int) -> Any:
+    """The next frame's object, or None if the other end closed the pipe
+    before a whole frame."""
+    length = _read(fd, _LENGTH.size)
+    body = None if length is None else _read(fd, _LENGTH.unpack(length)[0])
+    return None if body is None else pickle.loads(body)
+
+
+def _read(fd: int, size: int) -> bytes | None:
+    buf = bytearray()
+    while len(buf) < size:
+        chunk = os.read(fd, min(size - len(buf), 1 << 20))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
