@@ -1,6 +1,7 @@
 """`make bench-reproduce`: the wall time of `ccarena reproduce all` (every
-figure and table of the BBQ paper plus the experiments beyond it), which
-must stay within 15 minutes on a 2-core machine.
+experiment of every paper package; today every figure and table of the BBQ
+paper plus the experiments beyond it), which must stay within 15 minutes on
+a 2-core machine.
 
 Runs the real command in a child process, into a temporary directory (or
 --out DIR to keep the reports), and prints the total wall time, the number

@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 
 from ccarena import experiments
-from ccarena.experiments import bbq_fig3_14
+from ccarena.experiments.bbq import fig3_14 as bbq_fig3_14
 
 pytestmark = pytest.mark.behaviour
 

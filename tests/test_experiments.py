@@ -9,8 +9,9 @@ import re
 import pytest
 
 from ccarena import experiments
-from ccarena.experiments import compare, runner
-from ccarena.experiments.framework import RunSpec
+from ccarena.experiments import compare, registry, report, runner
+from ccarena.experiments.bbq import paper as bbq_paper
+from ccarena.experiments.framework import Comparison, Paper, Result, RunSpec, Variant
 from conftest import run_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -94,10 +95,60 @@ def test_all_quick_writes_an_index_linking_every_report(tmp_path):
     proc = run_cli("reproduce", "all", "--quick", "--out", tmp_path)
     assert proc.returncode == 0, proc.stderr
     index = (tmp_path / "index.md").read_text()
+    assert index.startswith(report.INDEX_TITLE)
+    agreed = judged = 0
     for name in experiments.names():
         assert f"[{name}/report.md]({name}/report.md)" in index
         assert TABLE_HEADER in (tmp_path / name / "report.md").read_text()
+        rows = json.loads((tmp_path / name / "results.json").read_text())["comparisons"]
+        agreed += sum(1 for r in rows if r["agrees"] is True)
+        judged += sum(1 for r in rows if r["agrees"] is not None)
+    # One section per paper, with the paper's verdict summary.
+    assert "## bbq: the BBQ paper" in index
+    assert f"{agreed} of {judged} judged rows agree over {len(experiments.names())} experiments" in index
     assert re.search(r"total wall time \d+\.\d s", index)
+
+
+def test_every_experiment_belongs_to_the_paper_package_it_is_named_after():
+    assert [p.key for p in registry.PAPERS] == [pkg.__name__.rsplit(".", 1)[1] for pkg in registry.PACKAGES]
+    for pkg in registry.PACKAGES:
+        for exp in pkg.EXPERIMENTS:
+            assert exp.name.startswith(pkg.PAPER.key + "-")
+            assert registry.paper_of(exp.name) is pkg.PAPER
+    assert [e.name for e in experiments.EXPERIMENTS] == [e.name for pkg in registry.PACKAGES for e in pkg.EXPERIMENTS]
+
+
+def test_a_variant_gives_the_flow_its_cc_and_params():
+    assert bbq_paper.BBR.flow_fields() == {"cc": "bbr"}
+    assert bbq_paper.FIRST_CUT.flow_fields() == {"cc": "bbq", "params": {"first_cut": 1}}
+    old = bbq_paper.linux49(bbq_paper.FIRST_CUT)
+    assert old.name == "bbq-first-cut-linux49" and old.cc == "bbq"
+    assert dict(old.params) == {"first_cut": 1, "extra_acked_gain": 0, "pacing_margin": 0}
+    assert bbq_paper.flow(old, 10, count=2) == {"cc": "bbq", "rtt": "10ms", "params": dict(old.params), "count": 2}
+    with pytest.raises(TypeError):
+        old.params["first_cut"] = 0  # shared by experiments: read-only
+    with pytest.raises(TypeError, match="Variant"):
+        bbq_paper.flow("bbq-first-cut", 10)  # no pseudo-cc strings
+    assert len({Variant("x", "bbq", {"a": 1}), Variant("x", "bbq", {"a": 1})}) == 1
+
+
+def test_index_has_a_section_and_a_verdict_summary_per_paper():
+    papers = [Paper("aaa", "paper A", "A. Author, *A*", "a.txt"), Paper("bbb", "paper B", "B. Author, *B*", "b.txt")]
+
+    def result(name: str, paper: str, verdicts: list[bool | None]) -> Result:
+        rows = tuple(Comparison(f"q{i}", "1", "1", agrees=v, reason="r") for i, v in enumerate(verdicts))
+        return Result(name, "Fig. 1", "summary", paper, False, (), rows, (), (), {})
+
+    results = [result("aaa-fig1", "aaa", [True, False, None]), result("bbb-fig1", "bbb", [True, True]),
+               result("aaa-fig2", "aaa", [True])]
+    index = report.index_markdown(papers, results, False, 1.0, 3, 2)
+    assert index.startswith(report.INDEX_TITLE + ": 2 papers, 3 experiments\n")
+    assert "| aaa: paper A | 2 | 2 / 3 |" in index and "| bbb: paper B | 1 | 2 / 2 |" in index
+    a, b = index.index("## aaa: paper A"), index.index("## bbb: paper B")
+    assert a < index.index("| aaa-fig2 |") < b < index.index("| bbb-fig1 |")
+    assert "2 of 3 judged rows agree over 2 experiments" in index
+    md = report.markdown(results[0])
+    assert "1 of 2 judged rows agree" in md and "- **q1**: r" in md and "### Notes on the rows" in md
 
 
 def test_runner_reports_progress_once_per_run_and_keeps_requested_columns():

@@ -7,11 +7,12 @@ paper's figure or table ("paper vs ccarena"), run by `ccarena reproduce`.
     >>> report.numbers["bbq.short_share"]
     >>> experiments.reproduce(["bbq-fig1"], Path("runs/reproduce"))  # report.md, PNGs
 
-See docs/experiments.md.
+One package per paper (``experiments/bbq/`` for the BBQ paper); see
+docs/experiments.md.
 """
 
-from .framework import Comparison, Experiment, Figure, Outcome, Report, RunSpec
-from .registry import ALL, EXPERIMENTS, get, names
+from .framework import Comparison, Experiment, Figure, Outcome, Paper, Report, Result, RunSpec, Variant
+from .registry import ALL, EXPERIMENTS, PAPERS, get, names, paper_of
 from .reproduce import measure, reproduce, run_experiments
 
 __all__ = [
@@ -21,11 +22,16 @@ __all__ = [
     "Experiment",
     "Figure",
     "Outcome",
+    "PAPERS",
+    "Paper",
     "Report",
+    "Result",
     "RunSpec",
+    "Variant",
     "get",
     "measure",
     "names",
+    "paper_of",
     "reproduce",
     "run_experiments",
 ]

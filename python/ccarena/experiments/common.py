@@ -12,12 +12,10 @@ GOODPUT_COLUMNS = ("goodput_mbps",)
 DEEP_COLUMNS = ("goodput_mbps", "cwnd", "inflight", "rtt_ms", "min_rtt_ms", "queue_bytes", "cc_mode",
                 "pacing_gain", "bw_estimate_mbps")
 
-#: Display names of the algorithms in tables and legends.
-LABEL = {"bbr": "BBR", "bbq": "BBQ", "bbq-first-cut": "first cut (Sec. V-A)"}
-
 
 def key(cc: str, seed: int, **point: object) -> str:
-    """``cc/name=value/.../seed=N``: one run of a sweep point."""
+    """``cc/name=value/.../seed=N``: one run of a sweep point (``cc`` is
+    the variant's name)."""
     parts = [cc] + [f"{name}={value}" for name, value in point.items()] + [f"seed={seed}"]
     return "/".join(parts)
 

@@ -5,8 +5,15 @@ An :class:`Experiment` turns ``quick`` into a list of :class:`RunSpec`
 and turns the finished runs (:class:`Outcome`, keyed by ``RunSpec.key``)
 into a :class:`Report`: the numbers it measured, the "paper vs ccarena"
 rows, notes on the setup, and the figures it drew. Running the specs is
-:mod:`.runner`'s job, writing the report :mod:`.report`'s; an experiment
-module only says what to simulate and what to make of it.
+:mod:`.runner`'s job; :class:`Result` is the record of one finished
+experiment, which :mod:`.report` renders (report.md, results.json,
+index.md). An experiment module only says what to simulate and what to
+make of it.
+
+A :class:`Variant` is an algorithm as an experiment runs it (a cc plus
+per-flow parameters, e.g. BBQ's first cut, BBR under Linux 4.9's
+settings); a :class:`Paper` is the publication a package of experiments
+reproduces (``experiments/bbq/`` for the BBQ paper; see docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -14,11 +21,67 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from .. import units
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An algorithm as an experiment runs it: the congestion control
+    ``cc`` (a name ``ccarena ccs`` lists) with per-flow ``params`` (the
+    scenario's ``[flow.params]``). ``name`` is what run keys, numbers and
+    tables call it ("bbq-first-cut"); ``label`` how legends show it.
+
+        >>> BBQ = Variant("bbq", "bbq", label="BBQ")
+        >>> FIRST_CUT = BBQ.derive("bbq-first-cut", {"first_cut": 1}, label="first cut")
+        >>> FIRST_CUT.flow_fields()
+        {'cc': 'bbq', 'params': {'first_cut': 1}}
+    """
+
+    name: str
+    cc: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        # Read-only, so that a variant shared by many experiments cannot be
+        # changed by one of them.
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.cc, tuple(sorted(self.params.items()))))
+
+    def derive(self, name: str, params: Mapping[str, Any], *, label: str = "") -> Variant:
+        """The same cc with ``params`` added to (and overriding) this one's."""
+        return Variant(name, self.cc, {**self.params, **params}, label or name)
+
+    def flow_fields(self) -> dict[str, Any]:
+        """``cc`` and, if any, ``params`` of a scenario's ``[[flow]]`` entry."""
+        fields: dict[str, Any] = {"cc": self.cc}
+        if self.params:
+            fields["params"] = dict(self.params)
+        return fields
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A publication whose figures a package of experiments reproduces.
+
+    ``key`` names the package (``experiments/<key>/``) and the experiments'
+    prefix (``bbq-fig1``); ``file`` is the paper's text under
+    ``../shared/papers/``.
+    """
+
+    key: str
+    title: str
+    citation: str
+    file: str
 
 
 @dataclass(frozen=True)
@@ -124,6 +187,62 @@ class Report:
     @property
     def differences(self) -> list[Comparison]:
         return [c for c in self.comparisons if c.agrees is False]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished experiment, everything its reports show: which
+    experiment and paper, whether --quick, the setup, the rows (with their
+    reasons), the figures, further sections and the numbers. report.md,
+    results.json and index.md are renderings of this record
+    (:mod:`.report`); an HTML report renders the same record.
+    """
+
+    experiment: str
+    #: The paper's figure/table, or "beyond the paper".
+    figure: str
+    summary: str
+    #: The :class:`Paper`'s key.
+    paper: str
+    quick: bool
+    setup: tuple[str, ...]
+    rows: tuple[Comparison, ...]
+    figures: tuple[Figure, ...]
+    sections: tuple[tuple[str, str], ...]
+    numbers: Mapping[str, float]
+
+    @classmethod
+    def of(cls, experiment: Experiment, paper: str, report: Report, quick: bool) -> Result:
+        return cls(
+            experiment=experiment.name,
+            figure=experiment.figure,
+            summary=experiment.summary,
+            paper=paper,
+            quick=quick,
+            setup=tuple(report.setup),
+            rows=tuple(report.comparisons),
+            figures=tuple(report.figures),
+            sections=tuple(report.sections),
+            numbers=MappingProxyType(dict(report.numbers)),
+        )
+
+    @property
+    def judged(self) -> list[Comparison]:
+        return [c for c in self.rows if c.agrees is not None]
+
+    @property
+    def agreed(self) -> list[Comparison]:
+        return [c for c in self.rows if c.agrees is True]
+
+    @property
+    def differences(self) -> list[Comparison]:
+        """Rows that differ; each carries its reason."""
+        return [c for c in self.rows if c.agrees is False]
+
+    @property
+    def notes(self) -> list[Comparison]:
+        """Unjudged rows with a note."""
+        return [c for c in self.rows if c.agrees is None and c.reason]
 
 
 #: analyse(outcomes, figure_dir or None, quick) -> Report. With a

@@ -1,37 +1,27 @@
-"""The experiments `ccarena reproduce` knows, in the paper's order."""
+"""The experiments `ccarena reproduce` knows: one package per paper
+(``experiments/<key>/``, exporting ``PAPER`` and ``EXPERIMENTS``), in the
+order of :data:`PACKAGES`, each paper's experiments in its own order.
+Adding a paper is adding its package and one line here."""
 
 from __future__ import annotations
 
-from ..errors import ScenarioError
-from . import (
-    bbq_fairness_map,
-    bbq_fig1,
-    bbq_fig3_14,
-    bbq_fig4_table1,
-    bbq_fig5_15,
-    bbq_fig6_16,
-    bbq_fig7,
-    bbq_fig8_11,
-    bbq_fig12,
-    bbq_fig13,
-    bbq_fig17,
-)
-from .framework import Experiment
+from types import ModuleType
 
-EXPERIMENTS: tuple[Experiment, ...] = (
-    bbq_fig1.EXPERIMENT,
-    bbq_fig3_14.EXPERIMENT,
-    bbq_fig4_table1.EXPERIMENT,
-    bbq_fig5_15.EXPERIMENT,
-    bbq_fig6_16.EXPERIMENT,
-    bbq_fig7.EXPERIMENT,
-    bbq_fig8_11.EXPERIMENT,
-    bbq_fig12.EXPERIMENT,
-    bbq_fig13.EXPERIMENT,
-    bbq_fig17.EXPERIMENT,
-    bbq_fig7.EXPERIMENT_BBQ,
-    bbq_fairness_map.EXPERIMENT,
+from ..errors import ScenarioError
+from . import bbq
+from .framework import Experiment, Paper
+
+#: The paper packages.
+PACKAGES: tuple[ModuleType, ...] = (
+    bbq,
 )
+
+PAPERS: tuple[Paper, ...] = tuple(pkg.PAPER for pkg in PACKAGES)
+EXPERIMENTS: tuple[Experiment, ...] = tuple(exp for pkg in PACKAGES for exp in pkg.EXPERIMENTS)
+_PAPER_OF: dict[str, Paper] = {exp.name: pkg.PAPER for pkg in PACKAGES for exp in pkg.EXPERIMENTS}
+
+if len(_PAPER_OF) != len(EXPERIMENTS):
+    raise ValueError("two experiments share a name")
 
 #: The name that runs every experiment.
 ALL = "all"
@@ -48,3 +38,9 @@ def get(name: str) -> Experiment:
     raise ScenarioError(
         "reproduce", f"unknown experiment '{name}' (known: {', '.join(names())}, {ALL}; see ccarena reproduce --list)"
     )
+
+
+def paper_of(name: str) -> Paper:
+    """The paper an experiment belongs to."""
+    get(name)
+    return _PAPER_OF[name]

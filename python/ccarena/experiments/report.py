@@ -1,4 +1,4 @@
-"""report.md, results.json and index.md.
+"""report.md, results.json and index.md: renderings of :class:`Result`.
 
 A report is a pure function of the experiment's numbers (no wall times,
 dates or paths), so the same code and seeds give the same bytes; wall
@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from .framework import Comparison, Experiment, Report
+from .framework import Comparison, Paper, Result
 
 VERDICT = {True: "agrees", False: "**differs**", None: "-"}
 
@@ -45,49 +45,48 @@ def plain_table(rows: Sequence[Comparison]) -> str:
     return "\n".join(out)
 
 
-def markdown(experiment: Experiment, report: Report, quick: bool) -> str:
-    parts = [f"# {experiment.name}: {experiment.figure}", "", experiment.summary, ""]
-    if quick:
+def markdown(result: Result) -> str:
+    """report.md of one experiment."""
+    parts = [f"# {result.experiment}: {result.figure}", "", result.summary, ""]
+    if result.quick:
         parts += [
             "> **--quick run**: shortened runs and sweeps, one seed. A smoke test; the numbers "
             "below are not a reproduction of the paper.",
             "",
         ]
-    if report.setup:
-        parts += ["## Setup", ""] + [f"- {line}" for line in report.setup] + [""]
-    parts += ["## Paper vs ccarena", "", comparison_table(report.comparisons), ""]
-    agreed = sum(1 for c in report.comparisons if c.agrees is True)
-    judged = sum(1 for c in report.comparisons if c.agrees is not None)
-    parts += [f"{agreed} of {judged} judged rows agree (criterion: docs/experiments.md).", ""]
-    differences = report.differences
-    if differences:
+    if result.setup:
+        parts += ["## Setup", ""] + [f"- {line}" for line in result.setup] + [""]
+    parts += ["## Paper vs ccarena", "", comparison_table(result.rows), ""]
+    parts += [f"{len(result.agreed)} of {len(result.judged)} judged rows agree (criterion: docs/experiments.md).", ""]
+    if result.differences:
         parts += ["### Where we differ, and why", ""]
-        parts += [f"- **{c.quantity}**: {c.reason or 'no explanation recorded.'}" for c in differences]
+        parts += [f"- **{c.quantity}**: {c.reason or 'no explanation recorded.'}" for c in result.differences]
         parts += [""]
-    notes = [c for c in report.comparisons if c.agrees is None and c.reason]
-    if notes:
-        parts += ["### Notes on the rows", ""] + [f"- **{c.quantity}**: {c.reason}" for c in notes] + [""]
-    if report.figures:
+    if result.notes:
+        parts += ["### Notes on the rows", ""] + [f"- **{c.quantity}**: {c.reason}" for c in result.notes] + [""]
+    if result.figures:
         parts += ["## Figures", ""]
-        for fig in report.figures:
+        for fig in result.figures:
             parts += [f"![{fig.caption}]({fig.file})", "", f"*{fig.caption}*", ""]
-    for heading, body in report.sections:
+    for heading, body in result.sections:
         parts += [f"## {heading}", "", body.rstrip(), ""]
     return "\n".join(parts).rstrip() + "\n"
 
 
-def results_json(experiment: Experiment, report: Report, quick: bool) -> str:
+def results_json(result: Result) -> str:
+    """results.json of one experiment: its numbers and rows."""
+
     def clean(x: float) -> float | None:
         return None if not math.isfinite(x) else round(float(x), 6)
 
     doc = {
-        "experiment": experiment.name,
-        "figure": experiment.figure,
-        "quick": quick,
-        "numbers": {k: clean(v) for k, v in sorted(report.numbers.items())},
+        "experiment": result.experiment,
+        "figure": result.figure,
+        "quick": result.quick,
+        "numbers": {k: clean(v) for k, v in sorted(result.numbers.items())},
         "comparisons": [
             {"quantity": c.quantity, "paper": c.paper, "ours": c.ours, "range": c.spread, "agrees": c.agrees}
-            for c in report.comparisons
+            for c in result.rows
         ],
     }
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
@@ -97,24 +96,37 @@ def results_json(experiment: Experiment, report: Report, quick: bool) -> str:
 INDEX_TITLE = "# ccarena reproduce"
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def index_markdown(
-    entries: Sequence[tuple[Experiment, Report]], quick: bool, wall_s: float, runs: int, jobs: int
+    papers: Sequence[Paper], results: Sequence[Result], quick: bool, wall_s: float, runs: int, jobs: int
 ) -> str:
-    lines = [
-        f"{INDEX_TITLE}: the BBQ paper",
-        "",
-        "S. Ma, J. Jiang, W. Wang, B. Li, *Fairness of Congestion-Based Congestion Control: "
-        "Experimental Evaluation and Analysis* (BBQ), every figure and table on the simulator, "
-        "plus experiments beyond the paper.",
-        "",
-    ]
+    """index.md: a section per paper (in ``papers``' order) with its verdict
+    summary and a row per experiment; papers without results are left out."""
+    shown = [p for p in papers if any(r.paper == p.key for r in results)]
+    lines = [f"{INDEX_TITLE}: {_count(len(shown), 'paper')}, {_count(len(results), 'experiment')}", ""]
     if quick:
         lines += ["> **--quick run**: a smoke test, not a reproduction.", ""]
-    lines += ["| experiment | paper | agrees / judged | report |", "| --- | --- | --- | --- |"]
-    for exp, rep in entries:
-        judged = [c for c in rep.comparisons if c.agrees is not None]
-        agreed = sum(1 for c in judged if c.agrees)
-        link = f"[{exp.name}/report.md]({exp.name}/report.md)"
-        lines.append(f"| {exp.name} | {exp.figure} | {agreed} / {len(judged)} | {link} |")
-    lines += ["", f"{runs} simulations on {jobs} processes; total wall time {wall_s:.1f} s.", ""]
+    lines += ["| paper | experiments | agrees / judged |", "| --- | --- | --- |"]
+    for paper in shown:
+        mine = [r for r in results if r.paper == paper.key]
+        agreed = sum(len(r.agreed) for r in mine)
+        judged = sum(len(r.judged) for r in mine)
+        lines.append(f"| {paper.key}: {paper.title} | {len(mine)} | {agreed} / {judged} |")
+    lines += [""]
+    for paper in shown:
+        mine = [r for r in results if r.paper == paper.key]
+        agreed = sum(len(r.agreed) for r in mine)
+        judged = sum(len(r.judged) for r in mine)
+        lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}. Text: `../shared/papers/{paper.file}`.", ""]
+        lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')} "
+                  "(criterion: docs/experiments.md).", ""]
+        lines += ["| experiment | paper | agrees / judged | report |", "| --- | --- | --- | --- |"]
+        for r in mine:
+            link = f"[{r.experiment}/report.md]({r.experiment}/report.md)"
+            lines.append(f"| {r.experiment} | {r.figure} | {len(r.agreed)} / {len(r.judged)} | {link} |")
+        lines += [""]
+    lines += [f"{runs} simulations on {jobs} processes; total wall time {wall_s:.1f} s.", ""]
     return "\n".join(lines)

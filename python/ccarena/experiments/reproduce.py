@@ -3,7 +3,8 @@
 All the runs of all the requested experiments go into one process pool
 (so `reproduce all` keeps every core busy to the end); the analyses then
 run one experiment at a time, each writing DIR/NAME/ atomically:
-report.md, results.json and its PNGs. `all` also writes DIR/index.md.
+report.md, results.json and its PNGs. `all` also writes DIR/index.md,
+a section per paper.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from ..rundir import atomic_dir, check_owned_file, check_target, write_file_atomic
 from . import registry, report, runner
-from .framework import Experiment, Outcome, Report
+from .framework import Experiment, Outcome, Report, Result
 
 REPORT = "report.md"
 RESULTS = "results.json"
@@ -54,13 +55,15 @@ def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Repor
     return exp.analyse(outcomes, None, quick)
 
 
-def write_experiment(exp: Experiment, outcomes: dict[str, Outcome], out: Path, quick: bool) -> Report:
-    """Analyse and write DIR/NAME/ (all or nothing)."""
+def write_experiment(exp: Experiment, outcomes: dict[str, Outcome], out: Path, quick: bool) -> tuple[Report, Result]:
+    """Analyse and write DIR/NAME/ (all or nothing): report.md and
+    results.json, both rendered from the experiment's :class:`Result`."""
     with atomic_dir(out / exp.name) as tmp:
         rep = exp.analyse(outcomes, tmp, quick)
-        (tmp / REPORT).write_text(report.markdown(exp, rep, quick), encoding="utf-8")
-        (tmp / RESULTS).write_text(report.results_json(exp, rep, quick), encoding="utf-8")
-    return rep
+        result = Result.of(exp, registry.paper_of(exp.name).key, rep, quick)
+        (tmp / REPORT).write_text(report.markdown(result), encoding="utf-8")
+        (tmp / RESULTS).write_text(report.results_json(result), encoding="utf-8")
+    return rep, result
 
 
 def check_outputs(names: Sequence[str], out: Path, *, index: bool) -> None:
@@ -89,9 +92,14 @@ def reproduce(
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
-    done = [(exp, write_experiment(exp, outcomes[exp.name], out, quick)) for exp in experiments]
+    done = []
+    results = []
+    for exp in experiments:
+        rep, result = write_experiment(exp, outcomes[exp.name], out, quick)
+        done.append((exp, rep))
+        results.append(result)
     if index:
         wall_s = time.perf_counter() - started
         runs = sum(len(v) for v in outcomes.values())
-        write_file_atomic(out / INDEX, report.index_markdown(done, quick, wall_s, runs, jobs))
+        write_file_atomic(out / INDEX, report.index_markdown(registry.PAPERS, results, quick, wall_s, runs, jobs))
     return done

@@ -13,6 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..framework import Paper, Variant
+
+PAPER = Paper(
+    key="bbq",
+    title="the BBQ paper",
+    citation="S. Ma, J. Jiang, W. Wang, B. Li, *Fairness of Congestion-Based Congestion Control: "
+    "Experimental Evaluation and Analysis* (BBQ), every figure and table on the simulator, "
+    "plus experiments beyond the paper",
+    file="bbq-ma-rtt-fairness.txt",
+)
+
 RATE = "100Mbit"
 #: Sec. III-A: "The switch buffer size per port is by default 2 MB".
 BUFFER = "2MB"
@@ -32,18 +43,28 @@ SEEDS = (1, 2, 3)
 QUICK_DURATION_S = 30
 QUICK_WINDOW_FROM_S = 10
 
-#: BBQ's per-flow parameters as the paper recommends them (Sec. V-C):
-#: alpha = 3 ms, beta in [0.5%, 1%]. cc/bbq.c's defaults are these, so
-#: scenarios leave them unset.
-BBQ_PARAMS: dict[str, Any] = {}
+#: The paper's BBR: cc/bbr.c (Linux 6.x BBR v1, cc/include/bbr_core.h).
+BBR = Variant("bbr", "bbr", label="BBR")
+#: BBQ with the parameters the paper recommends (Sec. V-C): alpha = 3 ms,
+#: beta in [0.5%, 1%]. cc/bbq.c's defaults are these, so it sets none.
+BBQ = Variant("bbq", "bbq", label="BBQ")
 #: The failed first cut of Sec. V-A, "drain to exactly one BDP after
 #: probing", without BBQ's probe cap (cc/bbq.c's variant switch).
-FIRST_CUT_PARAMS: dict[str, Any] = {"first_cut": 1}
+FIRST_CUT = BBQ.derive("bbq-first-cut", {"first_cut": 1}, label="first cut (Sec. V-A)")
 #: The paper ran Linux 4.9.18, whose BBR lacks two things of the Linux 6.x
 #: BBR in cc/include/bbr_core.h, both added to Linux after 4.9: the
 #: ACK-aggregation allowance in cwnd and the 1% pacing margin. These
-#: parameters switch both off (an ablation, used by bbq-fig1).
+#: parameters switch both off (an ablation, used by bbq-fig1 and bbq-fig12).
 LINUX49_PARAMS: dict[str, Any] = {"extra_acked_gain": 0, "pacing_margin": 0}
+
+
+def linux49(variant: Variant) -> Variant:
+    """``variant`` under Linux 4.9's cwnd and pacing ("bbr-linux49")."""
+    return variant.derive(f"{variant.name}-linux49", LINUX49_PARAMS, label=f"{variant.label}, Linux 4.9 cwnd/pacing")
+
+
+#: Display names of the variants in tables and legends, by name.
+LABEL = {v.name: v.label for v in (BBR, BBQ, FIRST_CUT)}
 
 SETUP = [
     "Dumbbell, bottleneck 100 Mbit/s, droptail buffer 2 MB (Sec. III-A), "
@@ -69,19 +90,15 @@ def window_from_s(quick: bool) -> int:
     return QUICK_WINDOW_FROM_S if quick else WINDOW_FROM_S
 
 
-def flow(cc: str, rtt_ms: float, *, params: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    """A ``[[flow]]`` entry; ``cc`` "bbq-first-cut" is bbq with the
-    first-cut variant switched on; ``params`` are added to the flow's."""
-    entry: dict[str, Any] = {"cc": cc, "rtt": f"{rtt_ms:g}ms"}
-    merged: dict[str, Any] = {}
-    if cc == "bbq":
-        merged.update(BBQ_PARAMS)
-    if cc == "bbq-first-cut":
-        entry["cc"] = "bbq"
-        merged.update({**BBQ_PARAMS, **FIRST_CUT_PARAMS})
-    merged.update(params or {})
-    if merged:
-        entry["params"] = merged
+def flow(variant: Variant, rtt_ms: float, **extra: Any) -> dict[str, Any]:
+    """A ``[[flow]]`` entry running ``variant`` (its cc and params) at
+    base RTT ``rtt_ms``; ``extra`` adds fields (count, stop, rtt_schedule)."""
+    if not isinstance(variant, Variant):
+        raise TypeError(f"flow() takes a Variant, not {variant!r}")
+    fields = variant.flow_fields()
+    entry: dict[str, Any] = {"cc": fields["cc"], "rtt": f"{rtt_ms:g}ms"}
+    if "params" in fields:
+        entry["params"] = fields["params"]
     entry.update(extra)
     return entry
 

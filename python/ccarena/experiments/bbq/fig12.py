@@ -14,17 +14,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import bbq_paper as paper
-from . import compare, traces
-from .common import LABEL, key, mean, runs_of, values
-from .figures import Line, Panel, time_panels
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare, traces
+from ..common import key, mean, runs_of, values
+from ..figures import Line, Panel, time_panels
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbq-first-cut", "bbr")
-#: Ablation: both with Linux 4.9's cwnd and pacing (bbq_paper.LINUX49_PARAMS,
+VARIANTS = (paper.FIRST_CUT, paper.BBR)
+CCS = tuple(v.name for v in VARIANTS)
+#: Ablation: both with Linux 4.9's cwnd and pacing (paper.linux49,
 #: as in bbq-fig1), the nearest we can come to the paper's testbed, to see
 #: whether the order of the two depends on the newer BBR we build on.
-ABLATION = {"bbq-first-cut-linux49": "bbq-first-cut", "bbr-linux49": "bbr"}
+ABLATION_VARIANTS = tuple(paper.linux49(v) for v in VARIANTS)
+ABLATION = tuple(v.name for v in ABLATION_VARIANTS)  # "bbq-first-cut-linux49", "bbr-linux49"
 INTERVAL = "10ms"
 COLUMNS = ("goodput_mbps", "cc_mode", "pacing_gain", "inflight", "cwnd")
 #: The zoom of the figure (s): a few of the 50 ms flow's gain cycles.
@@ -34,17 +37,17 @@ QUICK_ZOOM = (20.0, 23.0)
 
 def runs(quick: bool) -> list[RunSpec]:
     specs = []
-    for cc in CCS:
+    for v in VARIANTS:
         for seed in paper.seeds(quick):
-            doc = paper.scenario([paper.flow(cc, paper.SHORT_MS), paper.flow(cc, paper.LONG_MS)], quick=quick,
+            doc = paper.scenario([paper.flow(v, paper.SHORT_MS), paper.flow(v, paper.LONG_MS)], quick=quick,
                                  seed=seed, interval=INTERVAL)
             traced = seed == paper.SEEDS[0]
-            specs.append(RunSpec(key(cc, seed), doc, COLUMNS if traced else (),
+            specs.append(RunSpec(key(v.name, seed), doc, COLUMNS if traced else (),
                                  ("queue_delay_ms",) if traced else ()))
-    for variant, cc in ABLATION.items():
+    for v in ABLATION_VARIANTS:
         for seed in paper.seeds(quick):
-            flows = [paper.flow(cc, rtt, params=paper.LINUX49_PARAMS) for rtt in (paper.SHORT_MS, paper.LONG_MS)]
-            specs.append(RunSpec(key(variant, seed), paper.scenario(flows, quick=quick, seed=seed)))
+            flows = [paper.flow(v, rtt) for rtt in (paper.SHORT_MS, paper.LONG_MS)]
+            specs.append(RunSpec(key(v.name, seed), paper.scenario(flows, quick=quick, seed=seed)))
     return specs
 
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bbq_paper as paper
-from . import compare, traces
-from .common import DEEP_COLUMNS, key
-from .figures import Line, Panel, time_panels
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .. import compare, traces
+from ..common import DEEP_COLUMNS, key
+from ..figures import Line, Panel, time_panels
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
 WINDOW = (12.0, 22.0)
 DURATION_S = 30
@@ -37,7 +37,7 @@ SMOOTH = 5
 
 
 def runs(quick: bool) -> list[RunSpec]:
-    doc = paper.scenario([paper.flow("bbr", paper.SHORT_MS), paper.flow("bbr", paper.LONG_MS)], quick=quick,
+    doc = paper.scenario([paper.flow(paper.BBR, paper.SHORT_MS), paper.flow(paper.BBR, paper.LONG_MS)], quick=quick,
                          seed=paper.SEEDS[0], duration=DURATION_S, window=(10, DURATION_S), interval=INTERVAL)
     return [RunSpec(key("bbr", paper.SEEDS[0]), doc, DEEP_COLUMNS, ("queue_delay_ms", "queue_bytes"))]
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import bbq_paper as paper
-from . import compare
-from .common import EVIDENCE_COLUMNS, LABEL, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
-from .figures import Series, sweep
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..figures import Series, sweep
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbr", "bbq")
+VARIANTS = (paper.BBR, paper.BBQ)
+CCS = tuple(v.name for v in VARIANTS)
 #: The paper's axis is 1-20 short flows; the points are ours.
 COUNTS = (1, 2, 5, 10, 15, 20)
 QUICK_COUNTS = (1, 5)
@@ -34,13 +36,13 @@ def counts(quick: bool) -> tuple[int, ...]:
 def runs(quick: bool) -> list[RunSpec]:
     return [
         RunSpec(
-            key(cc, seed, n=n),
+            key(v.name, seed, n=n),
             # The long flow first: flow 0 is the 50 ms flow, flows 1..n the 10 ms ones.
-            paper.scenario([paper.flow(cc, paper.LONG_MS), paper.flow(cc, paper.SHORT_MS, count=n)],
+            paper.scenario([paper.flow(v, paper.LONG_MS), paper.flow(v, paper.SHORT_MS, count=n)],
                            quick=quick, seed=seed),
             EVIDENCE_COLUMNS,
         )
-        for cc in CCS
+        for v in VARIANTS
         for n in counts(quick)
         for seed in paper.seeds(quick)
     ]

@@ -15,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import bbq_paper as paper
-from . import compare
-from .common import EVIDENCE_COLUMNS, LABEL, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
-from .figures import Series, sweep
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..figures import Series, sweep
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbr", "bbq")
+VARIANTS = (paper.BBR, paper.BBQ)
+CCS = tuple(v.name for v in VARIANTS)
 #: Mbit/s. The paper sweeps 10 Mbit/s-1 Gbit/s and names 10 and 400; the
 #: points in between are our choice.
 RATES = (10, 20, 50, 100, 200, 400, 600, 800, 1000)
@@ -34,14 +36,14 @@ def rates(quick: bool) -> tuple[int, ...]:
 
 def runs(quick: bool) -> list[RunSpec]:
     specs = []
-    for cc in CCS:
+    for v in VARIANTS:
         for rate in rates(quick):
             for seed in paper.seeds(quick):
                 doc = paper.scenario(
-                    [paper.flow(cc, paper.SHORT_MS), paper.flow(cc, paper.LONG_MS)],
+                    [paper.flow(v, paper.SHORT_MS), paper.flow(v, paper.LONG_MS)],
                     quick=quick, seed=seed, rate=f"{rate}Mbit",
                 )
-                specs.append(RunSpec(key(cc, seed, rate=rate), doc, EVIDENCE_COLUMNS))
+                specs.append(RunSpec(key(v.name, seed, rate=rate), doc, EVIDENCE_COLUMNS))
     return specs
 
 

@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import bbq_paper as paper
-from . import compare
-from .common import EVIDENCE_COLUMNS, LABEL, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
-from .figures import Series, sweep
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..figures import Series, sweep
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbr", "bbq")
+VARIANTS = (paper.BBR, paper.BBQ)
+CCS = tuple(v.name for v in VARIANTS)
 #: ms. The paper's range is 10-200 ms and it names 15, 30 and 100.
 LONG_RTTS = (10, 15, 20, 30, 40, 50, 75, 100, 150, 200)
 QUICK_LONG_RTTS = (15, 100)
@@ -33,11 +35,11 @@ def long_rtts(quick: bool) -> tuple[int, ...]:
 def runs(quick: bool) -> list[RunSpec]:
     return [
         RunSpec(
-            key(cc, seed, long=rtt),
-            paper.scenario([paper.flow(cc, paper.SHORT_MS), paper.flow(cc, rtt)], quick=quick, seed=seed),
+            key(v.name, seed, long=rtt),
+            paper.scenario([paper.flow(v, paper.SHORT_MS), paper.flow(v, rtt)], quick=quick, seed=seed),
             EVIDENCE_COLUMNS,
         )
-        for cc in CCS
+        for v in VARIANTS
         for rtt in long_rtts(quick)
         for seed in paper.seeds(quick)
     ]

@@ -27,11 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bbq_paper as paper
-from . import compare, traces
-from .common import LABEL, key, markdown_table
-from .figures import Line, Panel, time_panels
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare, traces
+from ..common import key, markdown_table
+from ..figures import Line, Panel, time_panels
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
 
 TRUE_RTT_MS = 5
 PHASE_S = 40
@@ -63,19 +64,19 @@ def phases(quick: bool) -> list[Phase]:
     return out
 
 
-def _scenario(cc: str, quick: bool) -> dict:
+def _scenario(variant: Variant, quick: bool) -> dict:
     ph = phases(quick)
     flows = []
     for i in (0, 1):
         schedule = [{"at": f"{p.start_s:g}s", "rtt": f"{p.rtt_ms[i]:g}ms"} for p in ph[1:] if p.cheater == i]
-        flows.append(paper.flow(cc, TRUE_RTT_MS, rtt_schedule=schedule))
+        flows.append(paper.flow(variant, TRUE_RTT_MS, rtt_schedule=schedule))
     return paper.scenario(flows, quick=quick, seed=paper.SEEDS[0], duration=ph[-1].end_s, window=(0, ph[-1].end_s))
 
 
-def _runs_for(ccs: tuple[str, ...]):
+def _runs_for(variants: tuple[Variant, ...]):
     def runs(quick: bool) -> list[RunSpec]:
-        return [RunSpec(key(cc, paper.SEEDS[0]), _scenario(cc, quick), ("goodput_mbps", "srtt_ms"))
-                for cc in ccs]
+        return [RunSpec(key(v.name, paper.SEEDS[0]), _scenario(v, quick), ("goodput_mbps", "srtt_ms"))
+                for v in variants]
 
     return runs
 
@@ -233,7 +234,7 @@ EXPERIMENT = Experiment(
     name="bbq-fig7",
     figure="Fig. 7",
     summary="latency-cheating race: two 5 ms BBR flows alternately inflate their RTT to 2x the other's",
-    runs=_runs_for(("bbr",)),
+    runs=_runs_for((paper.BBR,)),
     analyse=_analyse_bbr,
 )
 
@@ -241,6 +242,6 @@ EXPERIMENT_BBQ = Experiment(
     name="bbq-fig7-with-bbq",
     figure="beyond the paper (Fig. 7 with BBQ)",
     summary="the same cheating race with BBQ: does capping the probe remove the incentive to cheat?",
-    runs=_runs_for(("bbr", "bbq")),
+    runs=_runs_for((paper.BBR, paper.BBQ)),
     analyse=_analyse_bbq,
 )

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bbq_paper as paper
-from . import compare
-from .common import LABEL, key, markdown_table
-from .figures import heatmaps
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare
+from ..common import key, markdown_table
+from ..figures import heatmaps
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbr", "bbq")
+VARIANTS = (paper.BBR, paper.BBQ)
+CCS = tuple(v.name for v in VARIANTS)
 SHORT = (5, 10, 20, 50, 100)
 LONG = (10, 20, 50, 100, 200, 300)
 QUICK_SHORT = (10,)
@@ -35,9 +37,9 @@ def grid(quick: bool) -> list[tuple[int, int]]:
 def runs(quick: bool) -> list[RunSpec]:
     seed = paper.SEEDS[0]
     return [
-        RunSpec(key(cc, seed, short=s, long=lg),
-                paper.scenario([paper.flow(cc, s), paper.flow(cc, lg)], quick=quick, seed=seed))
-        for cc in CCS
+        RunSpec(key(v.name, seed, short=s, long=lg),
+                paper.scenario([paper.flow(v, s), paper.flow(v, lg)], quick=quick, seed=seed))
+        for v in VARIANTS
         for s, lg in grid(quick)
     ]
 

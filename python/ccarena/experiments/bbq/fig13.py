@@ -17,13 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bbq_paper as paper
-from . import compare, traces
-from .common import LABEL, key, mean, runs_of, values
-from .figures import Line, Panel, time_panels
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare, traces
+from ..common import key, mean, runs_of, values
+from ..figures import Line, Panel, time_panels
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbq", "bbr")
+VARIANTS = (paper.BBQ, paper.BBR)
+CCS = tuple(v.name for v in VARIANTS)
 INTERVAL = "10ms"
 LEAVE_S = 110.0
 QUICK_LEAVE_S = 25.0
@@ -46,13 +48,13 @@ def runs(quick: bool) -> list[RunSpec]:
     leave = leave_s(quick)
     steady = QUICK_STEADY_FROM_S if quick else STEADY_FROM_S
     specs = []
-    for cc in CCS:
+    for v in VARIANTS:
         for seed in paper.seeds(quick):
             doc = paper.scenario(
-                [paper.flow(cc, paper.SHORT_MS, stop=f"{leave:g}s"), paper.flow(cc, paper.LONG_MS)],
+                [paper.flow(v, paper.SHORT_MS, stop=f"{leave:g}s"), paper.flow(v, paper.LONG_MS)],
                 quick=quick, seed=seed, duration=leave + 10, window=(steady, leave), interval=INTERVAL,
             )
-            specs.append(RunSpec(key(cc, seed), doc, ("goodput_mbps", "cc_mode", "pacing_gain", "bw_estimate_mbps"),
+            specs.append(RunSpec(key(v.name, seed), doc, ("goodput_mbps", "cc_mode", "pacing_gain", "bw_estimate_mbps"),
                                  ("queue_delay_ms", "queue_bytes")))
     return specs
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import bbq_paper as paper
-from . import compare
-from .common import EVIDENCE_COLUMNS, LABEL, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
-from .figures import Series, grouped_bars
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..figures import Series, grouped_bars
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbr", "bbq")
+VARIANTS = (paper.BBR, paper.BBQ)
+CCS = tuple(v.name for v in VARIANTS)
 #: (short, long) ms. The paper names the 20-50 and 200-300 groups and the
 #: 5-300 ms range; the other groups are ours.
 PAIRS = ((5, 10), (10, 20), (20, 50), (50, 100), (100, 200), (200, 300))
@@ -35,9 +37,9 @@ def _name(pair: tuple[int, int]) -> str:
 
 def runs(quick: bool) -> list[RunSpec]:
     return [
-        RunSpec(key(cc, seed, pair=_name(p)),
-                paper.scenario([paper.flow(cc, p[0]), paper.flow(cc, p[1])], quick=quick, seed=seed), EVIDENCE_COLUMNS)
-        for cc in CCS
+        RunSpec(key(v.name, seed, pair=_name(p)),
+                paper.scenario([paper.flow(v, p[0]), paper.flow(v, p[1])], quick=quick, seed=seed), EVIDENCE_COLUMNS)
+        for v in VARIANTS
         for p in pairs(quick)
         for seed in paper.seeds(quick)
     ]

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import bbq_paper as paper
-from . import compare
-from .common import key, markdown_table, mean, runs_of, values
-from .figures import Series, grouped_bars
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .. import compare
+from ..common import key, markdown_table, mean, runs_of, values
+from ..figures import Series, grouped_bars
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
 #: name -> (max, min, max_p, paper's retransmissions of the 50 ms and 10 ms flows)
 RED = {
@@ -43,7 +43,7 @@ def runs(quick: bool) -> list[RunSpec]:
     specs = []
     for scheme in SCHEMES:
         for seed in paper.seeds(quick):
-            doc = paper.scenario([paper.flow("bbr", paper.SHORT_MS), paper.flow("bbr", paper.LONG_MS)],
+            doc = paper.scenario([paper.flow(paper.BBR, paper.SHORT_MS), paper.flow(paper.BBR, paper.LONG_MS)],
                                  quick=quick, seed=seed, **_bottleneck(scheme))
             traced = seed == paper.SEEDS[0]
             specs.append(RunSpec(key("bbr", seed, aqm=scheme), doc, ("goodput_mbps",) if traced else (),

@@ -15,32 +15,35 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bbq_paper as paper
-from . import compare, traces
-from .common import DEEP_COLUMNS, LABEL, key, mean, runs_of, values
-from .figures import Line, Panel, time_panels
-from .framework import Experiment, Figure, Outcome, Report, RunSpec
+from . import paper
+from .paper import LABEL
+from .. import compare, traces
+from ..common import DEEP_COLUMNS, key, mean, runs_of, values
+from ..figures import Line, Panel, time_panels
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
-CCS = ("bbr", "bbq")
+VARIANTS = (paper.BBR, paper.BBQ)
+CCS = tuple(v.name for v in VARIANTS)
 #: Ablation: the same algorithms with Linux 4.9's cwnd and pacing
-#: (bbq_paper.LINUX49_PARAMS), to see how much of a difference from the
+#: (paper.linux49), to see how much of a difference from the
 #: paper comes from the newer BBR we build on.
-ABLATION = {"bbr-linux49": "bbr", "bbq-linux49": "bbq"}
+ABLATION_VARIANTS = tuple(paper.linux49(v) for v in VARIANTS)
+ABLATION = tuple(v.name for v in ABLATION_VARIANTS)  # "bbr-linux49", "bbq-linux49"
 MBPS = compare.TOL_MBPS_PER_100
 
 
 def runs(quick: bool) -> list[RunSpec]:
     specs = []
-    for cc in CCS:
+    for v in VARIANTS:
         for seed in paper.seeds(quick):
-            flows = [paper.flow(cc, paper.SHORT_MS), paper.flow(cc, paper.LONG_MS)]
+            flows = [paper.flow(v, paper.SHORT_MS), paper.flow(v, paper.LONG_MS)]
             doc = paper.scenario(flows, quick=quick, seed=seed)
             columns = DEEP_COLUMNS if seed == paper.SEEDS[0] else ()
-            specs.append(RunSpec(key(cc, seed), doc, columns, ("queue_delay_ms",) if columns else ()))
-    for variant, cc in ABLATION.items():
+            specs.append(RunSpec(key(v.name, seed), doc, columns, ("queue_delay_ms",) if columns else ()))
+    for v in ABLATION_VARIANTS:
         for seed in paper.seeds(quick):
-            flows = [paper.flow(cc, rtt, params=paper.LINUX49_PARAMS) for rtt in (paper.SHORT_MS, paper.LONG_MS)]
-            specs.append(RunSpec(key(variant, seed), paper.scenario(flows, quick=quick, seed=seed)))
+            flows = [paper.flow(v, rtt) for rtt in (paper.SHORT_MS, paper.LONG_MS)]
+            specs.append(RunSpec(key(v.name, seed), paper.scenario(flows, quick=quick, seed=seed)))
     return specs
 
 
