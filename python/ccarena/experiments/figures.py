@@ -49,6 +49,46 @@ class Panel:
     ymax: float | None = None
     step: bool = False  # draw as steps (gains, modes)
     logy: bool = False
+    #: Legend position ("best" lets matplotlib find the emptiest corner).
+    legend_loc: str = "upper right"
+
+
+def _visible_range(
+    t: np.ndarray, panel: Panel, xlim: tuple[float, float] | None
+) -> tuple[float | None, float | None]:
+    """Smallest and largest finite value of the panel's lines inside
+    ``xlim`` (all of them without one); (None, None) if there is none."""
+    lows, highs = [], []
+    for line in panel.lines:
+        x = np.asarray(t if line.t is None else line.t, dtype=float)
+        y = np.asarray(line.y, dtype=float)
+        sel = np.isfinite(y)
+        if panel.logy:
+            sel &= y > 0
+        if xlim is not None:
+            sel &= (x >= xlim[0]) & (x <= xlim[1])
+        if sel.any():
+            lows.append(float(y[sel].min()))
+            highs.append(float(y[sel].max()))
+    if not lows:
+        return None, None
+    return min(lows), max(highs)
+
+
+def _zoom_y(ax: Any, t: np.ndarray, panel: Panel, xlim: tuple[float, float]) -> None:
+    """Scale the y-axis to the data inside the shown x-range (matplotlib
+    would scale to all of it), keeping the panel's fixed limits."""
+    lo, hi = _visible_range(t, panel, xlim)
+    if lo is None or hi is None:
+        return
+    if panel.logy:
+        ax.set_ylim(lo / 1.15, hi * 1.15)
+        return
+    bottom = panel.ymin if panel.ymin is not None else lo
+    top = panel.ymax if panel.ymax is not None else hi
+    pad = 0.05 * max(top - bottom, abs(top), 1e-9)
+    ax.set_ylim(bottom=bottom if panel.ymin is not None else bottom - pad,
+                top=top if panel.ymax is not None else top + pad)
 
 
 def time_panels(
@@ -78,11 +118,15 @@ def time_panels(
         ax.set_ylabel(panel.ylabel)
         if panel.logy:
             ax.set_yscale("log")
-        elif panel.ymin is not None or panel.ymax is not None:
+        if xlim is not None:
+            _zoom_y(ax, t, panel, xlim)
+        elif not panel.logy and (panel.ymin is not None or panel.ymax is not None):
             ax.set_ylim(bottom=panel.ymin, top=panel.ymax)
         ax.grid(True, linewidth=0.3)
         if sum(1 for line in panel.lines if line.label) > 1:
-            ax.legend(loc="upper right", fontsize="small")
+            # A zoom shows the data's peaks where "upper right" is: let
+            # matplotlib find the emptiest corner there.
+            ax.legend(loc="best" if xlim is not None else panel.legend_loc, fontsize="small")
         for lo, hi, label in spans:
             ax.axvspan(lo, hi, color="tab:gray", alpha=0.12, linewidth=0)
         for x, label in marks:
@@ -143,12 +187,24 @@ def sweep(
     logx: bool = False,
     hline: tuple[float, str] | None = None,
     ylim: tuple[float, float] | None = (0.0, 100.0),
+    reference: Series | None = None,
+    integer_x: bool = False,
+    logy: bool = False,
 ) -> None:
-    """Each series' mean against ``x``, with its seed range as error bars."""
+    """Each series' mean against ``x``, with its seed range as error bars.
+
+    ``reference`` is a curve drawn as a reference, not as data (grey,
+    dashed, no markers; e.g. the fair share 1/(N+1)); ``integer_x`` puts a
+    tick at each x (counts: no fractional ticks); ``logy`` uses a log
+    y-axis with plain-number ticks (shares from 1% to 100%).
+    """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.6))
     for s in series:
         ax.errorbar(x, s.mean, yerr=_errors(s), marker="o", capsize=3, linewidth=1.2, label=s.label, **s.style)
+    if reference is not None:
+        ax.plot(x, reference.mean, color="gray", linestyle="--", linewidth=1.0, label=reference.label, zorder=1,
+                **reference.style)
     if hline is not None:
         ax.axhline(hline[0], color="dimgray", linestyle="--", linewidth=0.8, label=hline[1])
     if logx:
@@ -156,8 +212,18 @@ def sweep(
         ax.set_xticks(list(x))
         ax.set_xticklabels(_sparse_log_labels(x))
         ax.minorticks_off()
+    elif integer_x:
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([f"{v:g}" for v in x])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+        lo, hi = ylim if ylim is not None else ax.get_ylim()
+        ticks = [v for v in (0.5, 1, 2, 5, 10, 20, 50, 100) if lo <= v <= hi]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels([f"{v:g}" for v in ticks])
+        ax.minorticks_off()
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.grid(True, linewidth=0.3)
@@ -210,16 +276,25 @@ def heatmaps(
     col_label: str,
     value_label: str,
     vmin: float = 0.0,
-    vmax: float = 50.0,
+    vmax: float = 100.0,
+    center: float | None = None,
     cmap: str = "viridis",
     fmt: str = ".0f",
 ) -> None:
     """One heat map per (title, values[rows, cols]) on one colour scale;
-    NaN cells are left blank; every cell is labelled with its value."""
+    NaN cells are left blank; every cell is labelled with its value.
+
+    With ``center`` (e.g. the fair share) the scale diverges around it:
+    pass a diverging ``cmap`` and limits symmetric around ``center``, so
+    that equal distances from it get equal strength of colour. The panels
+    share the row axis (labelled once) and are laid out so that no label
+    runs into the next panel.
+    """
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(maps), figsize=(4.6 * len(maps) + 1.2, 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(maps), figsize=(4.6 * len(maps) + 1.6, 4.6), squeeze=False, sharey=True,
+                             layout="constrained")
     image = None
-    for ax, (name, values) in zip(axes[0], maps):
+    for k, (ax, (name, values)) in enumerate(zip(axes[0], maps)):
         masked = np.ma.masked_invalid(values)
         image = ax.imshow(masked, origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
         ax.set_xticks(range(len(cols)))
@@ -227,15 +302,21 @@ def heatmaps(
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([f"{r:g}" for r in rows])
         ax.set_xlabel(col_label)
-        ax.set_ylabel(row_label)
+        if k == 0:
+            ax.set_ylabel(row_label)
         ax.set_title(name, fontsize="medium")
         for i in range(len(rows)):
             for j in range(len(cols)):
                 if np.isfinite(values[i, j]):
-                    light = values[i, j] < vmin + 0.55 * (vmax - vmin)
+                    if center is not None:
+                        strong = abs(values[i, j] - center) > 0.6 * max(vmax - center, center - vmin)
+                    else:
+                        strong = values[i, j] < vmin + 0.55 * (vmax - vmin)
                     ax.text(j, i, format(values[i, j], fmt), ha="center", va="center", fontsize="small",
-                            color="white" if light else "black")
-    fig.colorbar(image, ax=list(axes[0]), label=value_label, shrink=0.9)
+                            color="white" if strong else "black")
+    bar = fig.colorbar(image, ax=list(axes[0]), label=value_label, shrink=0.9)
+    if center is not None:
+        bar.ax.axhline(center, color="black", linewidth=0.8)
     fig.suptitle(title, fontsize="medium")
     fig.savefig(path, dpi=DPI, metadata={"Software": None})
     plt.close(fig)

@@ -80,9 +80,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     if fig_dir is not None:
         heatmaps(fig_dir / "fairness-map.png", "Share of the shorter-RTT flow (%), 100 Mbit/s, 2 MB", shorts, longs,
                  [(LABEL[cc], 100 * share[cc]) for cc in CCS], row_label="short RTT (ms)", col_label="long RTT (ms)",
-                 value_label="shorter flow's share (%)", vmin=0, vmax=50)
-        rep.figures.append(Figure("fairness-map.png", "BBR vs BBQ: the shorter flow's share over the RTT grid "
-                                                      "(50% = fair)"))
+                 value_label="shorter flow's share (%); 50 = fair", vmin=0, vmax=100, center=50, cmap="RdBu")
+        rep.figures.append(Figure("fairness-map.png", "BBR vs BBQ: the shorter flow's share over the RTT grid; "
+                                                      "white = fair (50%), red = the longer flow ahead, "
+                                                      "blue = the shorter flow ahead"))
     return rep
 
 

@@ -113,19 +113,31 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             vals = [[100 * v for v in data[n]] for n in points]
             return Series(label, [mean(v) for v in vals], [min(v) for v in vals], [max(v) for v in vals], style or {})
 
+        fair = Series("fair share 1/(N+1)", [100 / (n + 1) for n in points])
+        # Shares span 2-90%: a log axis keeps the 10 ms flows' few percent readable.
         sweep(fig_dir / "fig6.png", "BBR: one 50 ms flow vs N flows of 10 ms (per-flow share)", points,
-              [series(long_share["bbr"], "the 50 ms flow"), series(each["bbr"], "each 10 ms flow"),
-               Series("fair share 1/(N+1)", [100 / (n + 1) for n in points], style={"linestyle": ":"})],
-              xlabel="number of 10 ms flows", ylabel="per-flow share (%)")
+              [series(long_share["bbr"], "the 50 ms flow"), series(each["bbr"], "each 10 ms flow")],
+              xlabel="number of 10 ms flows", ylabel="per-flow share (%, log scale)", reference=fair,
+              integer_x=True, logy=True, ylim=_log_limits([long_share["bbr"], each["bbr"]], points))
         sweep(fig_dir / "fig16.png", "Share of each 10 ms flow (one 50 ms flow competing): BBR and BBQ", points,
-              [series(each[cc], LABEL[cc]) for cc in CCS]
-              + [Series("fair share 1/(N+1)", [100 / (n + 1) for n in points], style={"linestyle": ":"})],
-              xlabel="number of 10 ms flows", ylabel="share of each 10 ms flow (%)")
+              [series(each[cc], LABEL[cc]) for cc in CCS], xlabel="number of 10 ms flows",
+              ylabel="share of each 10 ms flow (%, log scale)", reference=fair, integer_x=True, logy=True,
+              ylim=_log_limits([each[cc] for cc in CCS], points))
         rep.figures += [
             Figure("fig6.png", "the paper's Fig. 6: per-flow share of the 50 ms flow and of each 10 ms flow (BBR)"),
             Figure("fig16.png", "the paper's Fig. 16: per-flow share of each 10 ms flow, BBR and BBQ"),
         ]
     return rep
+
+
+def _log_limits(data: list[dict[int, list[float]]], points: tuple[int, ...]) -> tuple[float, float]:
+    """y-limits (percent) of a log axis holding every seed's value and the
+    fair share at each point, widened to the 1-2-5 ticks around them."""
+    vals = [100 * v for d in data for n in points for v in d[n]] + [100 / (n + 1) for n in points]
+    steps = (0.5, 1, 2, 5, 10, 20, 50, 100)
+    lo = max([s for s in steps if s <= min(vals)], default=steps[0])
+    hi = min([s for s in steps if s >= max(vals)], default=steps[-1])
+    return lo * 0.9, hi * 1.1
 
 
 def _twenty_reason(long_share: dict, limited: dict, delay: dict) -> str:
