@@ -20,7 +20,7 @@ from .paper import LABEL
 from .. import compare, traces
 from ..common import DEEP_COLUMNS, key, mean, runs_of, values
 from ..figures import Line, Panel, time_panels
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
 VARIANTS = (paper.BBR, paper.BBQ)
 CCS = tuple(v.name for v in VARIANTS)
@@ -29,20 +29,30 @@ CCS = tuple(v.name for v in VARIANTS)
 #: paper comes from the newer BBR we build on.
 ABLATION_VARIANTS = tuple(paper.linux49(v) for v in VARIANTS)
 ABLATION = tuple(v.name for v in ABLATION_VARIANTS)  # "bbr-linux49", "bbq-linux49"
-MBPS = compare.TOL_MBPS_PER_100
+
+
+#: When the 50 ms flow joins (s). Sec. I on Fig. 1: "the 10-ms RTT flow, when running alone in the
+#: beginning, delivers at full bandwidth. However, later when the 50-ms RTT flow joins, ..."; the paper
+#: does not say when, so this is our choice: long enough for the 10 ms flow to leave Startup and fill the
+#: link, well before the measurement window (20 s).
+LONG_START_S = 5
+
+
+def _flows(v) -> list[dict]:
+    return [paper.flow(v, paper.SHORT_MS), paper.flow(v, paper.LONG_MS, start=f"{LONG_START_S}s")]
 
 
 def runs(quick: bool) -> list[RunSpec]:
     specs = []
     for v in VARIANTS:
         for seed in paper.seeds(quick):
-            flows = [paper.flow(v, paper.SHORT_MS), paper.flow(v, paper.LONG_MS)]
+            flows = _flows(v)
             doc = paper.scenario(flows, quick=quick, seed=seed)
             columns = DEEP_COLUMNS if seed == paper.SEEDS[0] else ()
             specs.append(RunSpec(key(v.name, seed), doc, columns, ("queue_delay_ms",) if columns else ()))
     for v in ABLATION_VARIANTS:
         for seed in paper.seeds(quick):
-            flows = [paper.flow(v, rtt) for rtt in (paper.SHORT_MS, paper.LONG_MS)]
+            flows = _flows(v)
             specs.append(RunSpec(key(v.name, seed), paper.scenario(flows, quick=quick, seed=seed)))
     return specs
 
@@ -109,11 +119,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     ablation_note = (
         f"With Linux 4.9's cwnd and pacing (no ACK-aggregation allowance, no 1% pacing margin; rows below) "
         f"our queue is {abl_delay['bbr-linux49']:.1f} ms with BBR and {abl_delay['bbq-linux49']:.1f} ms with BBQ, "
-        "so those two differences between the kernels do not explain the gap either. Real Linux agrees with us, "
-        "not with the paper: the same pair on Linux 6.18's own BBR (`ccarena compare "
-        "examples/bbr-rtt-unfairness.toml --set duration=30s --set measure.from=10s`, 10-30 s) measured a "
-        "36.1 ms mean queue live against the simulator's 36.8 ms, shares 7.0% / 93.0% live and 6.9% / 93.1% "
-        "simulated; the paper's lower queue belongs to its Linux 4.9.18 testbed."
+        "so those two differences between the kernels do not explain the gap either. Whether real Linux "
+        "agrees is not measured by this run: a live comparison needs an opt-in `--live` pass (a later task), "
+        "so no live number is quoted here."
     )
     bbr_delay_reason = (
         f"the standing queue in our BBR run ({b['queue_pkts']:.0f} packets on average) is "
@@ -135,31 +143,35 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     )
     bbq_delay_reason = (
         f"our BBQ standing queue is {q['queue_pkts']:.0f} packets; the ratio of our BBR to BBQ delay "
-        f"({mean(delay['bbr']) / mean(delay['bbq']):.2f}) is the paper's (23.4 / 8.3 = 2.82) within the spread, i.e. "
-        "BBQ removes the same fraction of the queue, from a BBR queue that is deeper than the paper's (row above). "
+        f"({mean(delay['bbr']) / mean(delay['bbq']):.2f}) is close to the paper's (23.4 / 8.3 = 2.82): BBQ removes "
+        f"nearly the same fraction of the queue ({100 * mean(reduction):.1f}% against 64.5%, a row below), from a "
+        "BBR queue that is deeper than the paper's (row above). "
         + ablation_note
     )
 
     rep.comparisons += [
-        compare.numeric("BBR: 10 ms flow goodput", 6.3, g_short["bbr"], fmt=".1f", unit=" Mbit/s", tol=MBPS),
-        compare.numeric("BBR: 50 ms flow goodput", 87.3, g_long["bbr"], fmt=".1f", unit=" Mbit/s", tol=MBPS),
+        compare.numeric("BBR: 10 ms flow goodput", 6.3, g_short["bbr"], fmt=".1f", unit=" Mbit/s"),
+        compare.numeric("BBR: 50 ms flow goodput", 87.3, g_long["bbr"], fmt=".1f", unit=" Mbit/s"),
         compare.relative("BBR: mean queueing delay (Sec. VI-A)", 23.4, delay["bbr"], fmt=".1f", unit=" ms",
                          reason=bbr_delay_reason),
         compare.numeric("BBQ: 10 ms flow goodput (Sec. VI-A)", 51.4, g_short["bbq"], fmt=".1f", unit=" Mbit/s",
-                        tol=MBPS, reason=bbq_split_reason),
+                        reason=bbq_split_reason),
         compare.numeric("BBQ: 50 ms flow goodput (Sec. VI-A)", 42.5, g_long["bbq"], fmt=".1f", unit=" Mbit/s",
-                        tol=MBPS, reason=bbq_split_reason),
-        compare.claim("BBQ: 10 ms flow share", ">= 40% (issue target; paper 54.7%)",
-                      f"{100 * mean(s_short['bbq']):.1f}%", min(s_short["bbq"]) >= 0.40,
-                      spread_text=compare.spread([100 * v for v in s_short["bbq"]], ".1f"),
-                      reason=bbq_split_reason),
-        compare.claim("BBQ: utilisation", ">= 95% (\"full delivery bandwidth\")",
-                      f"{100 * mean(util['bbq']):.1f}%", min(util["bbq"]) >= 0.95,
-                      spread_text=compare.spread([100 * v for v in util["bbq"]], ".1f")),
+                        reason=bbq_split_reason),
+        compare.share("BBQ: 10 ms flow share (Sec. VI-A: 51.4 / (51.4 + 42.5))", 51.4 / (51.4 + 42.5),
+                      s_short["bbq"], reason=bbq_split_reason),
+        compare.claim("BBQ: link utilisation the same as BBR's",
+                      "\"achieves the same link utilization\" (Sec. VIII)",
+                      f"{100 * mean(util['bbq']):.1f}% vs BBR {100 * mean(util['bbr']):.1f}%",
+                      mean(util["bbq"]) >= mean(util["bbr"]) - max(_half(util["bbq"]), _half(util["bbr"]))
+                      if len(seeds) >= MIN_SEEDS else None,
+                      spread_text=compare.spread([100 * v for v in util["bbq"]], ".1f"),
+                      reason=f"BBQ's utilisation {100 * mean(util['bbq']):.1f}% "
+                             f"({compare.spread([100 * v for v in util['bbq']], '.1f')}) against BBR's "
+                             f"{100 * mean(util['bbr']):.1f}% ({compare.spread([100 * v for v in util['bbr']], '.1f')})."),
         compare.relative("BBQ: mean queueing delay (Sec. VI-A)", 8.3, delay["bbq"], fmt=".1f", unit=" ms",
                          reason=bbq_delay_reason),
-        compare.numeric("queueing delay reduction BBR -> BBQ", 0.645, reduction, fmt=".1f", unit="%", scale=100,
-                        tol=0.10),
+        compare.numeric("queueing delay reduction BBR -> BBQ", 0.645, reduction, fmt=".1f", unit="%", scale=100),
         compare.ours_only("ablation, Linux 4.9 cwnd/pacing: BBR 10 ms share, queueing delay",
                           f"{100 * abl_share['bbr-linux49']:.1f}%, {abl_delay['bbr-linux49']:.1f} ms"),
         compare.ours_only("ablation, Linux 4.9 cwnd/pacing: BBQ 10 ms share, queueing delay",
@@ -170,6 +182,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                                 f" instead of {100 * mean(s_short['bbq']):.0f}%.")),
     ]
     rep.setup += [
+        f"As in the paper's Fig. 1 (Sec. I: \"the 10-ms RTT flow, when running alone in the beginning, delivers at "
+        f"full bandwidth\"), the 10 ms flow starts at 0 s and the 50 ms flow joins at {LONG_START_S} s (the paper "
+        "does not say when; our choice). Both run to 120 s.",
         "BBQ runs use cc/bbq.c's defaults (alpha = 3 ms, beta = 1%).",
         "Ablation rows: BBR and BBQ with extra_acked_gain = 0 and pacing_margin = 0, i.e. without the two "
         "features of our (Linux 6.x) BBR that Linux 4.9.18, the paper's kernel, did not have.",
@@ -185,6 +200,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             paper_fig = "the paper's Fig. 1" if cc == "bbr" else "BBQ on Fig. 1's scenario (compare Fig. 13)"
             rep.figures.append(Figure(name, f"{paper_fig}: goodput per flow (100 ms bins) and queueing delay"))
     return rep
+
+
+def _half(xs: list[float]) -> float:
+    return (max(xs) - min(xs)) / 2
 
 
 def _plot(run: Outcome, path: Path, title: str, lo: float, hi: float) -> None:

@@ -90,10 +90,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     abl = {v: mean(values(runs_of(outcomes, v, seeds), lambda r: r.share(0))) for v in ABLATION}
     rep.numbers["ablation.first_cut_linux49.short_share"] = abl["bbq-first-cut-linux49"]
     rep.numbers["ablation.bbr_linux49.short_share"] = abl["bbr-linux49"]
-    not_better = mean(share["bbq-first-cut"]) <= mean(share["bbr"]) + compare.TOL_SHARE
+    # "Even lower", as stated: the first cut's mean share below BBR's.
+    lower = mean(share["bbq-first-cut"]) < mean(share["bbr"])
     rep.comparisons += [
-        compare.claim("first cut: 10 ms flow's share vs BBR's", "\"even lower\" than BBR (issue: not better)",
-                      f"{100 * mean(share['bbq-first-cut']):.1f}% vs {100 * mean(share['bbr']):.1f}%", not_better,
+        compare.claim("first cut: 10 ms flow's share vs BBR's",
+                      "\"the short RTT flow ends up with even lower bandwidth share than that using BBR\"",
+                      f"{100 * mean(share['bbq-first-cut']):.1f}% vs {100 * mean(share['bbr']):.1f}%", lower,
                       spread_text=compare.spread([100 * v for v in share["bbq-first-cut"]], ".1f"),
                       reason=(f"the first cut also makes the 50 ms flow drain to one BDP (it drains in "
                               f"{100 * drain['bbq-first-cut'][1]:.0f}% of its ProbeBW samples, BBR's in "
@@ -102,9 +104,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                               f"then cwnd-limited in {100 * limited:.0f}% of samples instead of "
                               f"{100 * bbr_limited:.0f}%, and gets more. It does spend most of ProbeBW draining "
                               "(next row), as the paper found, but in our simulator that costs it less than the "
-                              "deep BBR queue does. Real Linux 6.18 agrees with the simulator: the first cut "
-                              "loaded as BPF (`ccarena live run`, 60 s) gave the 10 ms flow 13.9% against "
-                              "13.1% simulated and ~7% for the kernel's BBR. With Linux 4.9's cwnd and "
+                              "deep BBR queue does. Whether real Linux agrees is not measured by this run (a live comparison needs an "
+                              "opt-in `--live` pass, a later task). With Linux 4.9's cwnd and "
                               f"pacing (ablation row) the order stays: first cut "
                               f"{100 * abl['bbq-first-cut-linux49']:.1f}% vs BBR {100 * abl['bbr-linux49']:.1f}%. "
                               "The paper's finding is not reproduced; we believe it belongs to its Linux 4.9.18 "
@@ -133,12 +134,14 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         zoom = QUICK_ZOOM if quick else ZOOM
         for cc, run in (("bbq-first-cut", fc), ("bbr", bbr)):
             name = "fig12.png" if cc == "bbq-first-cut" else "fig12-bbr.png"
-            g = run.flow["pacing_gain"]
+            # Only the zoom window's samples: the y-axes scale to what is shown, not to the whole run.
+            shown = (run.t_s >= zoom[0]) & (run.t_s <= zoom[1])
+            g = run.flow["pacing_gain"][:, shown]
             time_panels(
                 fig_dir / name,
                 f"{LABEL[cc]}: queueing delay and pacing-gain cycling, 10 ms vs 50 ms, {zoom[0]:g}-{zoom[1]:g} s",
-                run.t_s,
-                [Panel("queueing delay (ms)", [Line("bottleneck", run.link["queue_delay_ms"],
+                run.t_s[shown],
+                [Panel("queueing delay (ms)", [Line("bottleneck", run.link["queue_delay_ms"][shown],
                                                     style={"color": "black", "linewidth": 0.8})]),
                  Panel("10 ms flow: pacing gain", [Line("10 ms", g[0])], ymin=0.5, ymax=1.5, step=True),
                  Panel("50 ms flow: pacing gain", [Line("50 ms", g[1], style={"color": "tab:orange"})],

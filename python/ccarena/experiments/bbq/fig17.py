@@ -17,7 +17,7 @@ from .paper import LABEL
 from .. import compare
 from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
 from ..figures import Series, grouped_bars
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, fairer, within_spread
 
 VARIANTS = (paper.BBR, paper.BBQ)
 CCS = tuple(v.name for v in VARIANTS)
@@ -45,53 +45,93 @@ def runs(quick: bool) -> list[RunSpec]:
     ]
 
 
+#: The paper's numbers (Sec. VI-C): BBQ/BBR share of the shorter flow.
+PAPER_MIN = 1.8412  # "by at least 84.12% (200-300 ms)"
+PAPER_MAX = 4.4  # "by up to 4.4x (20-50 ms)"
+
+
 def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
     points = [_name(p) for p in pairs(quick)]
+    seeds = paper.seeds(quick)
     rep = Report(setup=list(paper.SETUP))
     rep.setup.append(f"Groups {', '.join(points)} ms (the paper names 20-50 and 200-300; the others are ours).")
-    share = {cc: {g: values(runs_of(outcomes, cc, paper.seeds(quick), pair=g), lambda o: o.share(0))
+    rep.setup.append("\"Fairer\" is judged as the paper means it for two flows: the shorter flow's share closer "
+                     "to 50% (framework.fairer), not merely larger.")
+    share = {cc: {g: values(runs_of(outcomes, cc, seeds, pair=g), lambda o: o.share(0))
                   for g in points} for cc in CCS}
     m = {cc: {g: mean(share[cc][g]) for g in points} for cc in CCS}
     ratio = {g: m["bbq"][g] / max(m["bbr"][g], 1e-9) for g in points}
     ratio_seeds = {g: compare.ratios(share["bbq"][g], share["bbr"][g]) for g in points}
+    half = {g: (max(ratio_seeds[g]) - min(ratio_seeds[g])) / 2 for g in points}
     lo, hi = paper.window_from_s(quick), paper.duration_s(quick)
     ev = {}
     for cc in CCS:
         for g in points:
-            runs = runs_of(outcomes, cc, paper.seeds(quick), pair=g)
+            runs = runs_of(outcomes, cc, seeds, pair=g)
             ev[cc, g] = {
                 "limited": mean(values(runs, lambda o: cwnd_limited_fraction(o, 0, lo, hi))),
+                "long_limited": mean(values(runs, lambda o: cwnd_limited_fraction(o, 1, lo, hi))),
                 "retrans": mean(values(runs, lambda o: o.flows[0]["retransmits"] + o.flows[1]["retransmits"])),
+                "retrans_short": mean(values(runs, lambda o: o.flows[0]["retransmits"])),
+                "retrans_long": mean(values(runs, lambda o: o.flows[1]["retransmits"])),
+                "drops": mean(values(runs, lambda o: o.summary["drops"])),
+                "qdelay": mean(values(runs, lambda o: o.queue_delay_mean_ms)),
             }
     for cc in CCS:
         for g in points:
             rep.numbers[f"{cc}.short_share.{g}"] = m[cc][g]
+            rep.numbers[f"{cc}.drops.{g}"] = ev[cc, g]["drops"]
     for g in points:
         rep.numbers[f"improvement.{g}"] = ratio[g]
 
     lowest = min(points, key=lambda g: ratio[g])
     highest = max(points, key=lambda g: ratio[g])
+    not_fairer = [g for g in points if not fairer(m["bbq"][g], m["bbr"][g])]
+    bbr_reversed = [g for g in points if m["bbr"][g] >= 0.5]
+    judged = len(seeds) >= MIN_SEEDS
     if "200-300" in points:
-        rep.comparisons.append(compare.relative("BBQ/BBR for 200-300 ms", 1.8412, ratio_seeds["200-300"], fmt=".2f",
-                                                unit="x", reason=_reason(m, ev, "200-300")))
+        rep.comparisons.append(compare.relative("BBQ/BBR for 200-300 ms", PAPER_MIN, ratio_seeds["200-300"],
+                                                fmt=".2f", unit="x", reason=_reason(m, ev, "200-300")))
     if "20-50" in points:
-        rep.comparisons.append(compare.relative("BBQ/BBR for 20-50 ms", 4.4, ratio_seeds["20-50"], fmt=".2f", unit="x",
-                                                reason=_reason(m, ev, "20-50")))
+        rep.comparisons.append(compare.relative("BBQ/BBR for 20-50 ms", PAPER_MAX, ratio_seeds["20-50"], fmt=".2f",
+                                                unit="x", reason=_reason(m, ev, "20-50")))
+    # "at least 84.12%": every group's improvement is >= 1.84x (within its seed spread).
+    below_min = [g for g in points if ratio[g] + half[g] < PAPER_MIN]
+    # "up to 4.4x (20-50 ms)": the largest over all groups is 4.4x (within its spread) and none exceeds it.
+    above_max = [g for g in points if ratio[g] - half[g] > PAPER_MAX]
+    largest_ok = within_spread(PAPER_MAX, ratio_seeds[highest]) and not above_max
     rep.comparisons += [
-        compare.claim("smallest improvement", "1.84x (200-300 ms)", f"{ratio[lowest]:.2f}x ({lowest} ms)",
-                      lowest == "200-300", reason=_reason(m, ev, lowest)),
-        compare.claim("largest improvement", "4.4x (20-50 ms)", f"{ratio[highest]:.2f}x ({highest} ms)",
-                      highest == "20-50", reason=_reason(m, ev, highest)),
-        compare.claim("BBQ fairer than BBR in every group", "\"in all cases\"",
-                      f"min BBQ/BBR {min(ratio.values()):.2f}x", all(r > 1 for r in ratio.values()),
-                      reason=_reason(m, ev, lowest)),
+        compare.claim("smallest improvement, over all groups",
+                      "\"by at least 84.12% (200-300 ms)\": BBQ/BBR >= 1.84x in every group",
+                      f"{ratio[lowest]:.2f}x ({lowest} ms); below 1.84x: {', '.join(below_min) or 'none'}",
+                      (not below_min) if judged else None,
+                      reason=_groups_reason(m, ratio, half, below_min or [lowest], ev)),
+        compare.claim("largest improvement, over all groups", "\"by up to 4.4x (20-50 ms)\"",
+                      f"{ratio[highest]:.2f}x ({highest} ms)", largest_ok if judged else None,
+                      reason=_groups_reason(m, ratio, half, [highest] + [g for g in above_max if g != highest], ev)),
+        compare.claim("BBQ fairer than BBR in every group (shorter flow's share closer to 50%)",
+                      "\"In all cases ... BBQ consistently results in a fairer allocation\"",
+                      f"not fairer in: {', '.join(not_fairer) or 'none'}", not not_fairer,
+                      reason=_groups_reason(m, ratio, half, not_fairer, ev) if not_fairer else ""),
+        compare.claim("BBR: the shorter flow below its fair share in every group",
+                      "\"Flows with long RTTs always have the upper hand\" (Sec. III-B)",
+                      f"shorter flow >= 50% in: {', '.join(bbr_reversed) or 'none'}", not bbr_reversed,
+                      reason=" ".join(_reversed_reason(m, ev, g) for g in bbr_reversed)),
     ]
-    rows = [[g, f"{100 * m['bbr'][g]:.1f}%", f"{100 * m['bbq'][g]:.1f}%", f"{ratio[g]:.2f}x",
+    rows = [[g, f"{100 * m['bbr'][g]:.1f}% ({compare.spread([100 * v for v in share['bbr'][g]], '.1f') or '-'})",
+             f"{100 * m['bbq'][g]:.1f}% ({compare.spread([100 * v for v in share['bbq'][g]], '.1f') or '-'})",
+             f"{ratio[g]:.2f}x ({compare.spread(ratio_seeds[g], '.2f') or '-'})",
+             "yes" if fairer(m["bbq"][g], m["bbr"][g]) else "**no**",
              f"{100 * ev['bbr', g]['limited']:.0f}% / {100 * ev['bbq', g]['limited']:.0f}%",
              f"{ev['bbr', g]['retrans']:.0f} / {ev['bbq', g]['retrans']:.0f}"] for g in points]
-    rep.sections.append(("Per group (means over seeds)", markdown_table(
-        ["RTTs (ms)", "BBR: shorter flow", "BBQ: shorter flow", "BBQ/BBR", "shorter flow cwnd-limited, BBR / BBQ",
-         "retransmits in window, BBR / BBQ"], rows)))
+    rep.sections.append(("Per group (means over seeds, seed ranges)", markdown_table(
+        ["RTTs (ms)", "BBR: shorter flow", "BBQ: shorter flow", "BBQ/BBR (per seed)", "BBQ closer to 50%",
+         "shorter flow cwnd-limited, BBR / BBQ", "retransmits in window, BBR / BBQ"], rows)))
+    if bbr_reversed:
+        rep.sections.append(("Where our BBR favours the shorter flow", " ".join(
+            _reversed_reason(m, ev, g) for g in bbr_reversed) + (
+            " This is a reason read from the simulated runs only; checking the same pair on the live engine (real "
+            "Linux BBR, at a rate it can carry) is a later task and has not been run for this report.")))
 
     if fig_dir is not None:
         bars = []
@@ -107,18 +147,51 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
 
 
 def _reason(m: dict[str, dict[str, float]], ev: dict, group: str) -> str:
-    short, long = (int(x) for x in group.split("-"))
-    bdp_mb = 100e6 / 8 * long / 1e3 / 1e6
     text = (f"for {group} ms our BBR leaves the shorter flow {100 * m['bbr'][group]:.1f}% and BBQ "
             f"{100 * m['bbq'][group]:.1f}% (shorter flow cwnd-limited in {100 * ev['bbr', group]['limited']:.0f}% / "
             f"{100 * ev['bbq', group]['limited']:.0f}% of samples; {ev['bbr', group]['retrans']:.0f} / "
             f"{ev['bbq', group]['retrans']:.0f} retransmissions in the window)")
-    if m["bbr"][group] > 0.5:
-        text += (f". The {long} ms flow's BDP is {bdp_mb:.2f} MB, more than the 2 MB buffer, so both flows' "
-                 "2-BDP windows overflow it and the pair loses packets steadily (the retransmissions above); in "
-                 "this loss-driven regime our BBR's RTT bias is reversed (the shorter flow already gets more than "
-                 "half), leaving BBQ little to improve")
+    if m["bbr"][group] >= 0.5:
+        text += "; our BBR already favours the shorter flow here (see \"Where our BBR favours the shorter flow\")"
     return text + "."
+
+
+def _groups_reason(m: dict, ratio: dict, half: dict, groups: list[str], ev: dict) -> str:
+    parts = []
+    for g in groups:
+        verb = "closer to" if fairer(m["bbq"][g], m["bbr"][g]) else "further from"
+        parts.append(f"{g} ms: BBR {100 * m['bbr'][g]:.1f}% -> BBQ {100 * m['bbq'][g]:.1f}% for the shorter flow "
+                     f"({ratio[g]:.2f}x +- {half[g]:.2f}; BBQ's split is {verb} 50/50)")
+    text = "; ".join(parts) + "."
+    if any(m["bbr"][g] >= 0.5 for g in groups):
+        text += " Where our BBR already gives the shorter flow more than half, a ratio above 1 moves the split away " \
+                "from 50/50; see \"Where our BBR favours the shorter flow\"."
+    return text
+
+
+def _reversed_reason(m: dict, ev: dict, group: str) -> str:
+    short, long = (int(x) for x in group.split("-"))
+    rate_bps = 100e6
+    buffer_mb = 2.0
+    bdp_long = rate_bps / 8 * long / 1e3 / 1e6
+    bdp_short = rate_bps / 8 * short / 1e3 / 1e6
+    b = ev["bbr", group]
+    return (
+        f"At {group} ms our BBR gives the {short} ms flow {100 * m['bbr'][group]:.1f}%. The {long} ms flow's BDP at "
+        f"100 Mbit/s is {bdp_long:.2f} MB, {bdp_long / buffer_mb:.2f}x the 2 MB buffer (the {short} ms flow's "
+        f"{bdp_short:.2f} MB): two 2-BDP windows ({2 * (bdp_long + bdp_short):.1f} MB) "
+        f"{'exceed' if 2 * (bdp_long + bdp_short) > bdp_long + buffer_mb else 'do not exceed'} the pipe plus "
+        f"buffer ({bdp_long + buffer_mb:.1f} MB), and the runs measure what that does: {b['drops']:.0f} drops and "
+        f"{b['retrans_short']:.0f} / {b['retrans_long']:.0f} retransmissions of the {short} / {long} ms flow in "
+        f"the window, a mean queueing delay of {b['qdelay']:.1f} ms, and cwnd-limited time of "
+        f"{100 * b['limited']:.0f}% ({short} ms) vs {100 * b['long_limited']:.0f}% ({long} ms). "
+        + ("With the buffer overflowing (drops above) and the longer flow rarely at its cwnd, the queue is "
+           "bounded by losses, not by the shorter flow's cwnd as in the paper's Sec. IV-B, so the longer flow's "
+           "larger probe backlog does not set the split here. "
+           if b["drops"] > 0 and b["long_limited"] < 0.5 else
+           "These numbers do not single out one mechanism. ")
+        + "The paper gives no buffer or loss numbers for Fig. 17 to compare with."
+    )
 
 
 EXPERIMENT = Experiment(

@@ -20,7 +20,7 @@ from .paper import LABEL
 from .. import compare
 from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, fairer, within_spread
 
 VARIANTS = (paper.BBR, paper.BBQ)
 CCS = tuple(v.name for v in VARIANTS)
@@ -28,6 +28,9 @@ CCS = tuple(v.name for v in VARIANTS)
 #: points in between are our choice.
 RATES = (10, 20, 50, 100, 200, 400, 600, 800, 1000)
 QUICK_RATES = (10, 100)
+#: The paper's BBQ/BBR ratios (Sec. VI-B): "by at least 55.2% (10 Mbps) and by up to 6.1x (400 Mbps)".
+PAPER_MIN = 1.552
+PAPER_MAX = 6.14
 
 
 def rates(quick: bool) -> tuple[int, ...]:
@@ -74,49 +77,80 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     for r in points:
         rep.numbers[f"improvement.{r}Mbit"] = ratio[r]
 
+    drops = {cc: {r: mean(values(runs_of(outcomes, cc, paper.seeds(quick), rate=r), lambda o: o.summary["drops"]))
+                  for r in points} for cc in CCS}
     bbr_means = {r: mean(share["bbr"][r]) for r in points}
-    worst_gap = min(mean(share["bbq"][r]) - bbr_means[r] for r in points)
+    bbq_means = {r: mean(share["bbq"][r]) for r in points}
+    half = {r: (max(ratio_seeds[r]) - min(ratio_seeds[r])) / 2 for r in points}
+    worst_gap = min(bbq_means[r] - bbr_means[r] for r in points)
     rep.numbers["bbq_minus_bbr_min"] = worst_gap
     best_rate = max(points, key=lambda r: ratio[r])
     low = points[0]
+    judged = len(paper.seeds(quick)) >= MIN_SEEDS
+    # "Far below": the paper's own numbers bound it. Fig. 14 has BBQ near 50% at >= 100 Mbit/s and at least
+    # 1.552x BBR's share, so its BBR share there is at most 50% / 1.552 = 32.2%.
+    far = 0.5 / PAPER_MIN
+    high = [r for r in points if r >= 100]
+    not_far = [r for r in high if bbr_means[r] - _half(share["bbr"][r]) > far]
+    not_fairer = [r for r in points if not fairer(bbq_means[r], bbr_means[r])]
+    below_min = [r for r in points if ratio[r] + half[r] < PAPER_MIN]
+    above_max = [r for r in points if ratio[r] - half[r] > PAPER_MAX]
+    unequal = [r for r in high if not within_spread(0.5, share["bbq"][r])]
     rep.comparisons += [
         compare.claim(
-            "BBR: 10 ms flow below its fair share at every rate", "\"far below its fair share\"",
-            f"max {100 * max(bbr_means.values()):.1f}% (at {max(points, key=lambda r: bbr_means[r])} Mbit/s)",
-            max(bbr_means.values()) < 0.5,
+            "BBR: 10 ms flow far below its fair share at >= 100 Mbit/s",
+            "\"remains far below its fair share\" (<= 32.2%: 50% / 1.552, Fig. 14's bound)",
+            f"above 32.2% at: {', '.join(f'{r} ({100 * bbr_means[r]:.1f}%)' for r in not_far) or 'none'}",
+            (not not_far) if judged else None,
+            reason=_high_rate_reason(share, limited, retrans, drops, not_far) if not_far else "",
         ),
         compare.claim(
             "BBR: bias alleviated on a low-rate bottleneck", f"share at {low} Mbit/s > share at 100 Mbit/s",
             f"{100 * bbr_means[low]:.1f}% vs {100 * bbr_means.get(100, float('nan')):.1f}%",
             bbr_means[low] > bbr_means.get(100, 1.0),
+            reason=f"our BBR gives the 10 ms flow {100 * bbr_means[low]:.1f}% at {low} Mbit/s and "
+                   f"{100 * bbr_means.get(100, float('nan')):.1f}% at 100 Mbit/s.",
         ),
         compare.claim(
-            "BBQ gives the 10 ms flow at least BBR's share, at every rate", "\"in all cases\"",
-            f"worst BBQ - BBR: {100 * worst_gap:+.1f} points", worst_gap >= 0,
+            "BBQ fairer than BBR at every rate (10 ms share closer to 50%)",
+            "\"In all cases, BBQ outperforms BBR with better RTT fairness\"",
+            f"not fairer at: {', '.join(map(str, not_fairer)) or 'none'} (worst BBQ - BBR {100 * worst_gap:+.1f} "
+            "points)", not not_fairer,
+            reason="; ".join(f"{r} Mbit/s: BBR {100 * bbr_means[r]:.1f}%, BBQ {100 * bbq_means[r]:.1f}%"
+                             for r in not_fairer) + "." if not_fairer else "",
         ),
-        compare.relative(f"BBQ/BBR share of the 10 ms flow at {low} Mbit/s", 1.552, ratio_seeds[low], fmt=".2f",
+        compare.claim(
+            "smallest improvement, over all rates",
+            "\"by at least 55.2% (10 Mbps)\": BBQ/BBR >= 1.55x at every rate",
+            f"{min(ratio.values()):.2f}x ({min(points, key=lambda r: ratio[r])} Mbit/s); below 1.55x at: "
+            f"{', '.join(f'{r} ({ratio[r]:.2f}x)' for r in below_min) or 'none'}",
+            (not below_min) if judged else None,
+            reason=_below_min_reason(share, limited, drops, below_min, low) if below_min else "",
+        ),
+        compare.relative(f"BBQ/BBR share of the 10 ms flow at {low} Mbit/s", PAPER_MIN, ratio_seeds[low], fmt=".2f",
                          unit="x", reason=_low_rate_reason(share, limited, low)),
     ]
     if 400 in points:
         rep.comparisons.append(
-            compare.relative("BBQ/BBR share of the 10 ms flow at 400 Mbit/s", 6.14, ratio_seeds[400], fmt=".2f",
-                             unit="x", reason=_ratio_reason(share, 400))
+            compare.relative("BBQ/BBR share of the 10 ms flow at 400 Mbit/s", PAPER_MAX, ratio_seeds[400],
+                             fmt=".2f", unit="x", reason=_ratio_reason(share, 400))
         )
     rep.comparisons += [
-        compare.claim("largest improvement", "6.1x at 400 Mbit/s", f"{ratio[best_rate]:.2f}x at {best_rate} Mbit/s",
-                      best_rate == 400 or abs(ratio[best_rate] - 6.14) <= 0.2 * 6.14,
+        compare.claim("largest improvement, over all rates", "\"by up to 6.1x (400 Mbps)\"",
+                      f"{ratio[best_rate]:.2f}x at {best_rate} Mbit/s",
+                      (within_spread(PAPER_MAX, ratio_seeds[best_rate]) and not above_max) if judged else None,
                       reason=_ratio_reason(share, best_rate)),
-    ]
-    high = [r for r in points if r >= 100]
-    near_fair = [mean(share["bbq"][r]) for r in high]
-    rep.comparisons.append(
         compare.claim(
-            "BBQ: near-equal share at >= 100 Mbit/s", "\"the two flows equally share\" (we test 40-60%)",
-            f"{100 * min(near_fair):.1f}-{100 * max(near_fair):.1f}%",
-            all(0.40 <= s <= 0.60 for s in near_fair),
-            reason=_fairness_reason(share, limited, retrans, high),
-        )
-    )
+            "BBQ: equal shares at >= 100 Mbit/s (50% within our seed spread)",
+            "\"the two flows equally share the bottleneck\" (>= 100 Mbps)",
+            f"{100 * min(bbq_means[r] for r in high):.1f}-{100 * max(bbq_means[r] for r in high):.1f}%; "
+            f"not 50% at: {', '.join(map(str, unequal)) or 'none'}",
+            (not unequal) if judged else None,
+            reason=_fairness_reason(share, limited, retrans, unequal or high),
+        ),
+    ]
+    rep.sections.append(("Fig. 3 at high rates: how far below fair our BBR's 10 ms flow stays", _fig3_discussion(
+        share, limited, retrans, drops, points)))
 
     rows = []
     for r in points:
@@ -178,6 +212,53 @@ def _low_rate_reason(share: dict, limited: dict, rate: int) -> str:
         f"The 2 MB buffer is {2e6 * 8 / (rate * 1e6):.1f} s of queue at {rate} Mbit/s; the ratio cannot exceed "
         f"{0.5 / bbr:.2f}x while BBQ stays at or below fair."
     )
+
+
+def _half(xs: list[float]) -> float:
+    return (max(xs) - min(xs)) / 2
+
+
+def _bdp50(rate: int) -> float:
+    """The 2 MB buffer in BDPs of the 50 ms flow at ``rate`` Mbit/s."""
+    return 2e6 / (rate * 1e6 / 8 * paper.LONG_MS / 1e3)
+
+
+def _high_rate_reason(share: dict, limited: dict, retrans: dict, drops: dict, rates_: list[int]) -> str:
+    return "; ".join(
+        f"at {r} Mbit/s our BBR gives the 10 ms flow {100 * mean(share['bbr'][r]):.1f}% "
+        f"({compare.spread([100 * v for v in share['bbr'][r]], '.1f')}), with the 2 MB buffer "
+        f"{_bdp50(r):.2f} BDP of the 50 ms flow, {drops['bbr'][r]:.0f} drops and {retrans['bbr'][r]:.0f} "
+        f"retransmissions in the window, the 10 ms flow cwnd-limited in {100 * limited['bbr'][r]:.0f}% of samples"
+        for r in rates_
+    ) + (". Once the buffer is a fraction of the 50 ms flow's BDP, the queue no longer holds the backlog that "
+         "Sec. IV-B's mechanism needs and losses bound it instead; see the section on Fig. 3 at high rates.")
+
+
+def _below_min_reason(share: dict, limited: dict, drops: dict, rates_: list[int], low: int) -> str:
+    parts = []
+    for r in rates_:
+        bbr, bbq = mean(share["bbr"][r]), mean(share["bbq"][r])
+        parts.append(f"at {r} Mbit/s BBR gives the 10 ms flow {100 * bbr:.1f}% and BBQ {100 * bbq:.1f}% "
+                     f"(BBQ cwnd-limited {100 * limited['bbq'][r]:.0f}%, {drops['bbq'][r]:.0f} drops; the buffer is "
+                     f"{_bdp50(r):.2f} BDP of the 50 ms flow)")
+    return "; ".join(parts) + (
+        ". Where our BBR is already close to fair (high rates) or BBQ already fair (low rates), a ratio of 1.55x "
+        "is out of reach without BBQ going above 50%: the ceiling is 50% / BBR's share.")
+
+
+def _fig3_discussion(share: dict, limited: dict, retrans: dict, drops: dict, points: tuple[int, ...]) -> str:
+    rows = [[f"{r}", f"{100 * mean(share['bbr'][r]):.1f}% "
+             f"({compare.spread([100 * v for v in share['bbr'][r]], '.1f') or '-'})", f"{_bdp50(r):.2f}", f"{drops['bbr'][r]:.0f}", f"{retrans['bbr'][r]:.0f}",
+             f"{100 * limited['bbr'][r]:.0f}%"] for r in points if r >= 100]
+    if not rows:
+        return "No rate >= 100 Mbit/s in this run."
+    return markdown_table(["rate (Mbit/s)", "BBR: 10 ms share", "2 MB buffer in BDPs of the 50 ms flow",
+                           "drops in window", "retransmits in window", "10 ms flow cwnd-limited"], rows) + (
+        "\n\nThe paper's Fig. 3 keeps the 10 ms flow \"far below its fair share\" up to 1 Gbit/s, and its Fig. 14 "
+        "(BBQ near 50% and at least 1.552x BBR) puts BBR's share at <= 32.2% at every rate >= 100 Mbit/s. Ours "
+        "climbs toward 50% as the fixed 2 MB buffer shrinks below the 50 ms flow's BDP: the columns above are what "
+        "the same runs measured. This report does not establish why the paper's testbed kept the bias at these "
+        "rates (its buffer was the same 2 MB); the numbers are the difference, stated.")
 
 
 def _fairness_reason(share: dict, limited: dict, retrans: dict, high: list[int]) -> str:
