@@ -17,13 +17,6 @@ import numpy as np
 
 from .framework import MIN_SEEDS, Comparison, within_spread
 
-#: Legacy tolerances (not verdict rules). Two experiments outside this
-#: change (bbq-fig13, bbq-fig5-15) still pass them as ``tol``; they are
-#: kept so those still run, and are to be removed with them.
-TOL_SHARE = 0.03
-TOL_MBPS_PER_100 = 3.0
-TOL_RELATIVE = 0.20
-
 
 def spread(values: Sequence[float], fmt: str) -> str:
     """"lo-hi (n seeds)", or "" for a single value."""
@@ -97,14 +90,16 @@ def ours_only(quantity: str, ours: str, spread_text: str = "", note: str = "") -
 def bound(
     quantity: str, paper: str, values: Sequence[float], limit: float, *, below: bool, tol: float = 0.0,
     scale: float = 100, fmt: str = ".1f", unit: str = "%", where: str = "", reason: str = "",
+    spread_text: str = "",
 ) -> Comparison:
     """A bound the paper states ("< 10%" at every point), tested as
     stated: it holds when the worst of ``values`` (per point or per seed)
-    is on its side; ``tol`` is a spread the paper states (none: 0)."""
+    is on its side; ``tol`` is a spread the paper states (none: 0).
+    ``spread_text`` prints the worst point's seed range."""
     worst = max(values) if below else min(values)
     holds = worst <= limit + tol if below else worst >= limit - tol
     ours = f"{'max' if below else 'min'} {format(worst * scale, fmt)}{unit}{f' ({where})' if where else ''}"
-    return claim(quantity, paper, ours, holds, reason=reason)
+    return claim(quantity, paper, ours, holds, spread_text=spread_text, reason=reason)
 
 
 def ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[float]:

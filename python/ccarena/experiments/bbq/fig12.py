@@ -19,7 +19,7 @@ from .paper import LABEL
 from .. import compare, traces
 from ..common import key, mean, runs_of, values
 from ..figures import Line, Panel, time_panels
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
 VARIANTS = (paper.FIRST_CUT, paper.BBR)
 CCS = tuple(v.name for v in VARIANTS)
@@ -41,9 +41,8 @@ def runs(quick: bool) -> list[RunSpec]:
         for seed in paper.seeds(quick):
             doc = paper.scenario([paper.flow(v, paper.SHORT_MS), paper.flow(v, paper.LONG_MS)], quick=quick,
                                  seed=seed, interval=INTERVAL)
-            traced = seed == paper.SEEDS[0]
-            specs.append(RunSpec(key(v.name, seed), doc, COLUMNS if traced else (),
-                                 ("queue_delay_ms",) if traced else ()))
+            # Every seed traced: the drain and queueing-delay rows are judged over seeds.
+            specs.append(RunSpec(key(v.name, seed), doc, COLUMNS, ("queue_delay_ms",)))
     for v in ABLATION_VARIANTS:
         for seed in paper.seeds(quick):
             flows = [paper.flow(v, rtt) for rtt in (paper.SHORT_MS, paper.LONG_MS)]
@@ -64,24 +63,38 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     rep = Report(setup=list(paper.SETUP))
     rep.setup.append(
         "Both flows run the first cut (cc/bbq.c with first_cut = 1: BBR whose 3/4 phase lasts until in-flight "
-        "is down to one BDP, without a time limit, and no probe cap); seed 1 is traced every 10 ms. "
+        "is down to one BDP, without a time limit, and no probe cap); every seed is traced every 10 ms "
+        "(the figure shows seed 1). "
         "\"Draining\" = a ProbeBW sample with pacing gain < 1."
     )
     share = {cc: values(runs_of(outcomes, cc, seeds), lambda r: r.share(0)) for cc in CCS}
     fc, bbr = (outcomes[key(cc, paper.SEEDS[0])] for cc in CCS)
-    drain = {cc: [drain_fraction(run, i, lo, hi) for i in (0, 1)] for cc, run in (("bbq-first-cut", fc), ("bbr", bbr))}
-    delay = fc.link["queue_delay_ms"]
-    above = traces.fraction(delay > paper.SHORT_MS / 3, traces.window(fc.t_s, lo, hi))
+    runs = {cc: runs_of(outcomes, cc, seeds) for cc in CCS}
+    drain_seeds = {cc: [[drain_fraction(r, i, lo, hi) for r in runs[cc]] for i in (0, 1)] for cc in CCS}
+    drain = {cc: [mean(drain_seeds[cc][i]) for i in (0, 1)] for cc in CCS}
+    third = paper.SHORT_MS / 3
+    above_seeds = values(runs["bbq-first-cut"], lambda r: traces.fraction(r.link["queue_delay_ms"] > third,
+                                                                          traces.window(r.t_s, lo, hi)))
+    above = mean(above_seeds)
+    # While the 10 ms flow is in its drain phase: is the queueing delay above MinRTT/3 (the paper's
+    # condition for not reaching one BDP)?
+    above_draining = values(runs["bbq-first-cut"], lambda r: traces.fraction(
+        r.link["queue_delay_ms"] > third,
+        traces.window(r.t_s, lo, hi) & (r.flow["cc_mode"][0] == traces.PROBE_BW) & (r.flow["pacing_gain"][0] < 0.99)))
     for cc in CCS:
         rep.numbers[f"{cc}.short_share"] = mean(share[cc])
         rep.numbers[f"{cc}.short_share_max"] = max(share[cc])
         rep.numbers[f"{cc}.short_drain_fraction"] = drain[cc][0]
         rep.numbers[f"{cc}.long_drain_fraction"] = drain[cc][1]
     rep.numbers["first_cut.queue_above_third_min_rtt"] = above
+    rep.numbers["first_cut.queue_above_third_min_rtt_while_draining"] = mean(above_draining)
 
-    sel = traces.window(fc.t_s, lo, hi)
-    limited = traces.fraction(traces.cwnd_limited(fc.flow["cwnd"][0], fc.flow["inflight"][0]), sel)
-    bbr_limited = traces.fraction(traces.cwnd_limited(bbr.flow["cwnd"][0], bbr.flow["inflight"][0]), sel)
+    def short_limited(r: Outcome) -> float:
+        return traces.fraction(traces.cwnd_limited(r.flow["cwnd"][0], r.flow["inflight"][0]),
+                               traces.window(r.t_s, lo, hi))
+
+    limited = mean(values(runs["bbq-first-cut"], short_limited))
+    bbr_limited = mean(values(runs["bbr"], short_limited))
     qdelay = {cc: mean(values(runs_of(outcomes, cc, seeds), lambda r: r.queue_delay_mean_ms)) for cc in CCS}
     rep.numbers["first_cut.short_cwnd_limited"] = limited
     rep.numbers["bbr.short_cwnd_limited"] = bbr_limited
@@ -91,7 +104,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     rep.numbers["ablation.first_cut_linux49.short_share"] = abl["bbq-first-cut-linux49"]
     rep.numbers["ablation.bbr_linux49.short_share"] = abl["bbr-linux49"]
     # "Even lower", as stated: the first cut's mean share below BBR's.
-    lower = mean(share["bbq-first-cut"]) < mean(share["bbr"])
+    judged = len(seeds) >= MIN_SEEDS
+    lower = (mean(share["bbq-first-cut"]) < mean(share["bbr"])) if judged else None
     rep.comparisons += [
         compare.claim("first cut: 10 ms flow's share vs BBR's",
                       "\"the short RTT flow ends up with even lower bandwidth share than that using BBR\"",
@@ -111,17 +125,24 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                               "The paper's finding is not reproduced; we believe it belongs to its Linux 4.9.18 "
                               "testbed (sch_fq pacing, NetEm delay), which we cannot run "
                               "(docs/algorithms.md).")),
-        compare.claim("first cut: the 10 ms flow spends most of ProbeBW draining", "\"the majority of its time\"",
-                      f"{100 * drain['bbq-first-cut'][0]:.0f}% of samples (BBR {100 * drain['bbr'][0]:.0f}%)",
-                      drain["bbq-first-cut"][0] > 0.5,
-                      reason=(f"the 10 ms flow drains in {100 * drain['bbq-first-cut'][0]:.0f}% of its ProbeBW "
-                              f"samples while the queueing delay exceeds a third of its MinRTT in {100 * above:.0f}% "
-                              "of the intervals.")),
-        compare.claim("first cut: the queueing delay stays above MinRTT/3 of the 10 ms flow",
-                      "\"persistently\" (we test >= 80% of 10 ms intervals)",
-                      f"{100 * above:.0f}% of 10 ms intervals > {paper.SHORT_MS / 3:.1f} ms", above >= 0.8,
-                      reason=f"the mean queueing delay is {qdelay['bbq-first-cut']:.1f} ms, and below "
-                             f"{paper.SHORT_MS / 3:.1f} ms in {100 * (1 - above):.0f}% of the 10 ms intervals."),
+        # "The majority of its time": more than half of its ProbeBW samples, in every seed.
+        compare.claim("first cut: the 10 ms flow spends most of ProbeBW draining",
+                      "\"the 10-ms RTT flow spends the majority of its time in the drain periods\"",
+                      f"{100 * drain['bbq-first-cut'][0]:.0f}% of ProbeBW samples (BBR {100 * drain['bbr'][0]:.0f}%)",
+                      (min(drain_seeds["bbq-first-cut"][0]) > 0.5) if judged else None,
+                      spread_text=compare.spread([100 * v for v in drain_seeds["bbq-first-cut"][0]], ".0f"),
+                      reason=(f"the 10 ms flow drains in {100 * min(drain_seeds['bbq-first-cut'][0]):.0f}-"
+                              f"{100 * max(drain_seeds['bbq-first-cut'][0]):.0f}% of its ProbeBW samples while the "
+                              f"queueing delay exceeds a third of its MinRTT in {100 * above:.0f}% of the intervals.")),
+        # The paper gives the condition, not a number for "persistently": the row states what is measured.
+        compare.claim("first cut: 10 ms intervals with queueing delay > MinRTT/3 of the 10 ms flow "
+                      f"({third:.1f} ms): over the window / while the 10 ms flow drains",
+                      "\"if the queueing delay is persistently larger than 1/3 MinRTT, the flow is unable to "
+                      "drain its inflight to one BDP\" (no number for \"persistently\")",
+                      f"{100 * above:.0f}% / {100 * mean(above_draining):.0f}%", None,
+                      spread_text=compare.spread([100 * v for v in above_seeds], ".0f") + " / "
+                      + compare.spread([100 * v for v in above_draining], ".0f") if judged else "",
+                      reason="not judged: the paper states a condition, not how often it holds."),
         compare.ours_only("first cut: 50 ms flow's ProbeBW samples draining",
                           f"{100 * drain['bbq-first-cut'][1]:.0f}% (BBR {100 * drain['bbr'][1]:.0f}%)"),
         compare.ours_only("mean queueing delay, first cut / BBR",

@@ -95,17 +95,17 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     took = take["bbq"][0]
     ramp = took if np.isfinite(took) else 3.0
     mode_after = run.flow["cc_mode"][1][traces.window(run.t_s, leave, leave + ramp)]
+    share_short = values(per["bbq"], lambda r: r.share(0))
+    split = _split_reason(g_short["bbq"], g_long["bbq"], share_short)
     rep.comparisons += [
-        compare.numeric("BBQ: 10 ms flow goodput", 51.4, g_short["bbq"], fmt=".1f", unit=" Mbit/s",
-                        tol=compare.TOL_MBPS_PER_100, reason=_share_reason(per["bbq"])),
-        compare.numeric("BBQ: 50 ms flow goodput", 42.5, g_long["bbq"], fmt=".1f", unit=" Mbit/s",
-                        tol=compare.TOL_MBPS_PER_100, reason=_share_reason(per["bbq"])),
+        compare.numeric("BBQ: 10 ms flow goodput", 51.4, g_short["bbq"], fmt=".1f", unit=" Mbit/s", reason=split),
+        compare.numeric("BBQ: 50 ms flow goodput", 42.5, g_long["bbq"], fmt=".1f", unit=" Mbit/s", reason=split),
         compare.relative("BBQ: mean queueing delay", 8.3, delay["bbq"], fmt=".1f", unit=" ms",
-                         reason="see bbq-fig1's report: BBQ removes the paper's fraction of the queue (next rows), "
-                                "from a BBR standing queue deeper than the paper's."),
+                         reason=_delay_reason(delay, reduction)),
         compare.relative("BBR: mean queueing delay (same scenario)", 23.4, delay["bbr"], fmt=".1f", unit=" ms",
-                         reason="see bbq-fig1's report: the same difference in BBR's standing queue."),
-        compare.numeric("queueing delay reduction", 0.645, reduction, fmt=".1f", unit="%", scale=100, tol=0.10),
+                         reason=_delay_reason(delay, reduction)),
+        # Sec. VI highlights: "reduces the queueing delay by 64.5%" (Sec. VI-A: "a 65% reduction on average").
+        compare.numeric("queueing delay reduction", 0.645, reduction, fmt=".1f", unit="%", scale=100),
         compare.relative("BBQ: time for the 50 ms flow to take the link", 1.7, take["bbq"], fmt=".2f", unit=" s",
                          reason=_take_reason(run, leave, mode_after, took)),
         compare.ours_only("BBR: time for the 50 ms flow to take the link", f"{mean(take['bbr']):.2f} s",
@@ -145,10 +145,25 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     return rep
 
 
-def _share_reason(runs: list[Outcome]) -> str:
-    shares = [r.share(0) for r in runs]
-    return (f"our BBQ 10 ms flow takes {100 * min(shares):.1f}-{100 * max(shares):.1f}% of the goodput over the "
-            "steady state; see bbq-fig1's report for what the traces show about the split.")
+def _split_reason(short: list[float], long: list[float], shares: list[float]) -> str:
+    total = [a + b for a, b in zip(short, long)]
+    return (
+        f"the two flows carry {mean(total):.1f} Mbit/s together ({min(total):.1f}-{max(total):.1f} over seeds; the "
+        f"paper's {51.4 + 42.5:.1f}), so the difference is in the split, not the total: our 10 ms flow takes "
+        f"{100 * mean(shares):.1f}% ({100 * min(shares):.1f}-{100 * max(shares):.1f}%) of the steady-state goodput, "
+        f"the paper's {100 * 51.4 / (51.4 + 42.5):.1f}%. What tips the paper's split further toward the 10 ms flow "
+        "is not identified from these runs."
+    )
+
+
+def _delay_reason(delay: dict[str, list[float]], reduction: list[float]) -> str:
+    return (
+        f"both of our queues are deeper than the paper's by about the same factor, BBQ {mean(delay['bbq']):.1f} ms "
+        f"({mean(delay['bbq']) / 8.3:.2f}x the paper's 8.3 ms) and BBR {mean(delay['bbr']):.1f} ms "
+        f"({mean(delay['bbr']) / 23.4:.2f}x its 23.4 ms), so the reduction, {100 * mean(reduction):.1f}%, matches the "
+        "paper's 64.5% (next row). Why the paper's testbed held a shallower standing queue under both algorithms is "
+        "not identified from these runs."
+    )
 
 
 def _take_reason(run: Outcome, leave: float, mode_after: np.ndarray, took: float) -> str:

@@ -1,8 +1,10 @@
 """bbq-fig5-15: a 10 ms flow against one flow of 10-200 ms, 100 Mbit/s;
 BBR (Fig. 5) and BBQ (Fig. 15).
 
-Paper, Sec. III-B: "The 15-ms RTT flow dominates the 10-ms RTT flow with
-3x throughput"; Sec. I: "when competing with a flow with RTT >= 30 ms, the
+Paper, Sec. III-B: "When the two flows are of the same RTT, fairness is
+not a concern ... The 15-ms RTT flow dominates the 10-ms RTT flow with
+3x throughput"; Sec. I: "a 10-ms RTT flow, when competing with a 15-ms RTT
+flow, ends up with < 25% of the bottleneck bandwidth ... when competing with a flow with RTT >= 30 ms, the
 10-ms RTT flow is squeezed to < 10% of the bandwidth". Sec. VI-B: "even
 when competing with a flow with 10x RTT (100ms), the 10-ms RTT flow can
 still retain 37.1% of the bottleneck bandwidth - a 4.62x fairness
@@ -16,16 +18,18 @@ from pathlib import Path
 
 from . import paper
 from .paper import LABEL
-from .. import compare
+from .. import compare, framework
 from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
 VARIANTS = (paper.BBR, paper.BBQ)
 CCS = tuple(v.name for v in VARIANTS)
 #: ms. The paper's range is 10-200 ms and it names 15, 30 and 100.
 LONG_RTTS = (10, 15, 20, 30, 40, 50, 75, 100, 150, 200)
 QUICK_LONG_RTTS = (15, 100)
+#: Fig. 15's caption: "by up to 4.6x".
+PAPER_MAX = 4.6
 
 
 def long_rtts(quick: bool) -> tuple[int, ...]:
@@ -66,32 +70,63 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         rep.numbers[f"improvement.{r}ms"] = ratio[r]
     rep.numbers["bbq_minus_bbr_min"] = min(m["bbq"][r] - m["bbr"][r] for r in unequal)
 
+    judged = len(paper.seeds(quick)) >= MIN_SEEDS
+    half = {cc: {r: (max(share[cc][r]) - min(share[cc][r])) / 2 for r in points} for cc in CCS}
     if 15 in points:
-        rep.comparisons.append(compare.share("BBR: 10 ms share against 15 ms", 0.25, share["bbr"][15],
-                                             reason=_reason(m, limited, 15)))
+        # Sec. I: "ends up with < 25%"; Sec. III-B: "dominates the 10-ms RTT flow with 3x throughput"
+        # (per seed: the 15 ms flow's goodput over the 10 ms flow's).
+        dominance = [(1 - v) / v for v in share["bbr"][15]]
+        rep.comparisons += [
+            compare.bound("BBR: 10 ms share against 15 ms", "\"ends up with < 25%\" (Sec. I)", share["bbr"][15],
+                          0.25, below=True, where="worst seed", spread_text=_spread(share["bbr"][15]),
+                          reason=_fifteen_reason(m, half, limited)) if judged else
+            compare.share("BBR: 10 ms share against 15 ms", 0.25, share["bbr"][15]),
+            compare.relative("BBR: 15 ms flow's goodput over the 10 ms flow's",
+                             3.0, dominance, fmt=".2f", unit="x",
+                             reason=_fifteen_reason(m, half, limited)),
+        ]
     over_30 = [r for r in points if r >= 30]
     if over_30:
         worst = max(over_30, key=lambda r: m["bbr"][r])
         rep.comparisons.append(compare.bound(
-            "BBR: 10 ms share against >= 30 ms", "< 10%", [m["bbr"][r] for r in over_30], 0.10, below=True,
-            where=f"at {worst} ms", reason=_reason(m, limited, worst)))
+            "BBR: 10 ms share against >= 30 ms", "\"squeezed to < 10%\" (Sec. I)", [m["bbr"][r] for r in over_30],
+            0.10, below=True, where=f"at {worst} ms", spread_text=_spread(share["bbr"][worst]),
+            reason=_thirty_reason(m, half, limited, over_30, worst)) if judged else
+            compare.ours_only("BBR: 10 ms share against >= 30 ms",
+                              f"max {100 * max(m['bbr'][r] for r in over_30):.1f}% (at {worst} ms)",
+                              note=f"not judged: {len(paper.seeds(quick))} seed(s), a verdict needs {MIN_SEEDS}."))
     if 10 in points:
-        rep.comparisons.append(compare.share("BBR: equal RTTs share fairly", 0.5, share["bbr"][10]))
+        rep.comparisons.append(compare.share("BBR: equal RTTs, 10 ms share (\"fairness is not a concern\")", 0.5,
+                                             share["bbr"][10]))
     if 100 in points:
         rep.comparisons += [
             compare.share("BBQ: 10 ms share against 100 ms", 0.371, share["bbq"][100], reason=_reason(m, limited, 100)),
             compare.share("BBR: 10 ms share against 100 ms (37.1% / 4.62)", 0.371 / 4.62, share["bbr"][100],
-                          reason=_reason(m, limited, 100)),
+                          reason=_bbr100_reason(m, half, limited)),
             compare.relative("BBQ/BBR at 100 ms", 4.62, ratio_seeds[100], fmt=".2f", unit="x",
-                             reason=_ratio_reason(m, 100)),
+                             reason=_ratio_reason(m, half, 100)),
         ]
+    # Fig. 15's caption, "by up to 4.6x": the largest point is 4.6x within its seed spread and no point
+    # exceeds 4.6x by more than its spread (docs/experiments.md, rule 5).
     best = max(points, key=lambda r: ratio[r])
+    ratio_half = {r: (max(ratio_seeds[r]) - min(ratio_seeds[r])) / 2 for r in points}
+    above = [r for r in points if ratio[r] - ratio_half[r] > PAPER_MAX]
+    largest_ok = (framework.within_spread(PAPER_MAX, ratio_seeds[best]) and not above) if judged else None
+    improved = [r for r in unequal if m["bbq"][r] > m["bbr"][r]]
     rep.comparisons += [
-        compare.claim("largest improvement", "4.6x (at 100 ms)", f"{ratio[best]:.2f}x at {best} ms",
-                      abs(ratio[best] - 4.6) <= compare.TOL_RELATIVE * 4.6, reason=_ratio_reason(m, best)),
-        compare.claim("BBQ gives the 10 ms flow at least BBR's share at every longer RTT", "Fig. 15",
-                      f"worst BBQ - BBR: {100 * rep.numbers['bbq_minus_bbr_min']:+.1f} points",
-                      rep.numbers["bbq_minus_bbr_min"] >= 0),
+        compare.claim("largest improvement, over all RTTs", "\"by up to 4.6x\" (Fig. 15)",
+                      f"{ratio[best]:.2f}x at {best} ms; above 4.6x at: "
+                      f"{', '.join(f'{r} ms' for r in above) or 'none'}", largest_ok,
+                      spread_text=compare.spread(ratio_seeds[best], ".2f"),
+                      reason=_largest_reason(m, ratio, ratio_half, above or [best])),
+        compare.claim("BBQ improves the 10 ms flow's share at every longer RTT",
+                      "\"BBQ improves the bandwidth share of the 10-ms RTT flow\" (Fig. 15)",
+                      f"improved at {len(improved)} of {len(unequal)} RTTs; worst BBQ - BBR: "
+                      f"{100 * rep.numbers['bbq_minus_bbr_min']:+.1f} points",
+                      (len(improved) == len(unequal)) if judged else None,
+                      reason="" if len(improved) == len(unequal) else
+                      "not improved at " + ", ".join(f"{r} ms" for r in unequal if r not in improved) + ": "
+                      + " ".join(_reason(m, limited, r) for r in unequal if r not in improved)),
     ]
 
     rows = [[f"{r}", f"{100 * m['bbr'][r]:.1f}%", f"{100 * m['bbq'][r]:.1f}%", f"{ratio[r]:.2f}x",
@@ -126,12 +161,68 @@ def _reason(m: dict[str, dict[int, float]], limited: dict[str, dict[int, float]]
     )
 
 
-def _ratio_reason(m: dict[str, dict[int, float]], rtt: int) -> str:
+def _spread(vals: list[float]) -> str:
+    return compare.spread([100 * v for v in vals], ".1f")
+
+
+def _fifteen_reason(m: dict, half: dict, limited: dict) -> str:
     return (
-        f"the ratio divides by BBR's small share: against {rtt} ms ours is {100 * m['bbr'][rtt]:.1f}% (the paper's "
-        f"implied {37.1 / 4.62:.1f}% at 100 ms) and BBQ's {100 * m['bbq'][rtt]:.1f}% (paper 37.1%); both shares are "
-        "compared in their own rows, and a point of BBR share moves the ratio by more than a tenth."
+        f"against 15 ms our BBR gives the 10 ms flow {100 * m['bbr'][15]:.1f}% +- {100 * half['bbr'][15]:.1f} "
+        f"(a 15/10 ms goodput ratio of {(1 - m['bbr'][15]) / m['bbr'][15]:.2f}x), {100 * (m['bbr'][15] - 0.25):+.1f} "
+        "points from the paper's 25%; "
+        f"the 10 ms flow is cwnd-limited in {100 * limited['bbr'][15]:.0f}% of samples, the squeeze of Sec. IV-B is "
+        f"there (it is {100 * limited['bbr'][30]:.0f}% at 30 ms), and the share falls with the other flow's RTT as in "
+        "Fig. 5 (per-RTT table). What sets the remaining gap is not identified from these runs; the paper "
+        "gives no trace of its 15 ms run to compare with."
+        if 30 in m["bbr"] else
+        f"against 15 ms our BBR gives the 10 ms flow {100 * m['bbr'][15]:.1f}%; the cause is not identified."
     )
+
+
+def _thirty_reason(m: dict, half: dict, limited: dict, over: list[int], worst: int) -> str:
+    under = [r for r in over if m["bbr"][r] < 0.10]
+    listed = ", ".join(f"{r} ms {100 * m['bbr'][r]:.1f}%" for r in under)
+    return (
+        f"at {worst} ms our BBR leaves the 10 ms flow {100 * m['bbr'][worst]:.1f}% +- {100 * half['bbr'][worst]:.1f} "
+        f"(cwnd-limited in {100 * limited['bbr'][worst]:.0f}% of samples); from "
+        f"{min(under) if under else '-'} ms on it is below 10% ({listed}), "
+        "so our crossing of 10% lies between 30 and 40 ms rather than at 30 ms. Why the paper's 30 ms point is "
+        "lower is not identified from these runs."
+    )
+
+
+def _bbr100_reason(m: dict, half: dict, limited: dict) -> str:
+    return (
+        f"the paper gives no BBR share at 100 ms; 8.0% is what its 37.1% and 4.62x imply. Our BBR leaves the 10 ms "
+        f"flow {100 * m['bbr'][100]:.1f}% +- {100 * half['bbr'][100]:.1f} (cwnd-limited in "
+        f"{100 * limited['bbr'][100]:.0f}% of samples), while our BBQ share at 100 ms ({100 * m['bbq'][100]:.1f}%) "
+        "is within its row's spread of the paper's 37.1%: the ratio row's difference is in BBR's share. Why our BBR "
+        "squeezes the 10 ms flow further than the paper's is not identified from these runs."
+    )
+
+
+def _ratio_reason(m: dict[str, dict[int, float]], half: dict, rtt: int) -> str:
+    return (
+        f"the ratio divides by BBR's small share: against {rtt} ms ours is {100 * m['bbr'][rtt]:.1f}% +- "
+        f"{100 * half['bbr'][rtt]:.1f} (the paper's implied {37.1 / 4.62:.1f}% at 100 ms) and BBQ's "
+        f"{100 * m['bbq'][rtt]:.1f}% +- {100 * half['bbq'][rtt]:.1f} (paper 37.1% at 100 ms); BBQ's share / "
+        f"{100 * m['bbr'][rtt]:.1f}% is {m['bbq'][rtt] / m['bbr'][rtt]:.2f}x, and BBQ's share / 8.0% would be "
+        f"{m['bbq'][rtt] / (0.371 / 4.62):.2f}x."
+    )
+
+
+def _largest_reason(m: dict, ratio: dict, half: dict, rtts: list[int]) -> str:
+    text = "; ".join(
+        f"at {r} ms BBR {100 * m['bbr'][r]:.1f}% -> BBQ {100 * m['bbq'][r]:.1f}% ({ratio[r]:.2f}x +- {half[r]:.2f})"
+        for r in rtts
+    )
+    low = [r for r in m["bbr"] if m["bbr"][r] < 0.371 / 4.62]
+    if low:
+        text += (f". Our BBR leaves the 10 ms flow {100 * min(m['bbr'][r] for r in low):.1f}-"
+                 f"{100 * max(m['bbr'][r] for r in low):.1f}% at {', '.join(map(str, low))} ms, below the 8.0% the "
+                 "paper's 100 ms numbers imply, and a BBQ share divided by so small a BBR share exceeds 4.6x; see "
+                 "the BBR rows")
+    return text + "."
 
 
 EXPERIMENT = Experiment(

@@ -45,7 +45,7 @@ from .paper import LABEL
 from .. import compare, traces
 from ..common import key, markdown_table
 from ..figures import Line, Panel, time_panels
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
+from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, Variant
 
 TRUE_RTT_MS = 5
 PHASE_S = 120
@@ -55,10 +55,10 @@ QUICK_CHEATS = 2
 #: Goodput is judged over the last JUDGE_S of each phase.
 JUDGE_S = 30
 QUICK_JUDGE_S = 6
-#: TODO(shared verdict rule, framework.py): share claims are judged over
-#: >= 5 seeds. Until the framework names the seed set, this module runs
-#: its own five (paper.SEEDS holds three).
-SEEDS = (1, 2, 3, 4, 5)
+#: The paper's seed set (paper.SEEDS): framework.MIN_SEEDS seeds, the
+#: fewest a share claim is judged over.
+SEEDS = paper.SEEDS
+assert len(SEEDS) >= MIN_SEEDS
 #: A phase counts as settled when the share over its judged window is
 #: within this much of the share over the JUDGE_S before it.
 SETTLED = 0.03

@@ -58,6 +58,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "Fig. 1's BBR run (seed 1) with 10 ms telemetry, looked at from 12 to 22 s as in the paper. "
         "Goodput is a 50 ms trailing mean; cwnd, in-flight, RTT and per-flow queue bytes are sampled every 10 ms.",
         "\"cwnd-limited\" = in-flight within 2 packets of cwnd at a sample.",
+        "One run, as the paper's Figs. 8-11 show one trace: the rows set what this trace measures next to the "
+        "paper's words and are not judged (a verdict needs 5 seeds, docs/experiments.md rule 3; the paper's words "
+        "give no number to judge against). The notes under the table are what the trace shows where it departs "
+        "from the paper's account.",
     ]
     long_prt = _probe_rtt(run, 1, lo, hi)
     short_prt = _probe_rtt(run, 0, lo - 1, hi)
@@ -68,7 +72,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
 
     if long_prt is None:
         rep.comparisons.append(compare.claim("the 50 ms flow enters ProbeRTT between 12 and 22 s", "yes (Fig. 8)",
-                                             "no", False, reason="no ProbeRTT of the 50 ms flow in the window."))
+                                             "no", None, reason="no ProbeRTT of the 50 ms flow in the window."))
         return rep
     s, e = long_prt
     rep.numbers["long_probe_rtt_start_s"] = s
@@ -116,36 +120,38 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     cwnd_grow = (float(np.nanmin(f["cwnd"][0][traces.window(t, e - alone, e)])) if alone > 0 else float("nan"),
                  float(np.nanmax(f["cwnd"][0][traces.window(t, e - alone, e + 0.05)])) if alone > 0 else float("nan"))
     rep.comparisons += [
-        compare.claim("the 50 ms flow enters ProbeRTT in 12-22 s", "yes", f"{s:.2f}-{e:.2f} s", True),
+        compare.claim("the 50 ms flow enters ProbeRTT in 12-22 s", "yes (Figs. 8-11)", f"{s:.2f}-{e:.2f} s", None),
         compare.claim("the 10 ms flow reclaims the link while the 50 ms flow is in ProbeRTT",
-                      "\"reclaims all the available bandwidth\" (we test >= 80% of the link)",
-                      f"peak {peak:.1f} Mbit/s (50 ms mean; {short_before:.1f} before)",
-                      peak >= 0.8 * LINK_GOODPUT_MBPS,
+                      "\"reclaims all the available bandwidth\"",
+                      f"peak {peak:.1f} Mbit/s = {100 * peak / LINK_GOODPUT_MBPS:.0f}% of the link (50 ms mean; "
+                      f"{short_before:.1f} before)",
+                      None,
                       reason=(f"the peak is {100 * peak / LINK_GOODPUT_MBPS:.0f}% of the link.{sync} In that time its "
                               f"cwnd grows from {cwnd_grow[0]:.0f} to {cwnd_grow[1]:.0f} packets (it is cwnd-limited, "
                               "and each round's higher delivery rate raises its bandwidth estimate and so its "
                               "2-BDP cwnd), not enough to fill the link before the 50 ms flow is back. In the "
                               "paper's trace the 10 ms flow was evidently not in ProbeRTT at the same time.")),
         compare.claim("back in ProbeBW, the 50 ms flow overwhelms the 10 ms flow again",
-                      "\"quickly overwhelmed\" (we test < 25% of the link 1-2 s after)",
-                      f"{short_after:.1f} Mbit/s", short_after < 0.25 * LINK_GOODPUT_MBPS),
-        compare.claim("RTTs of both flows grow after the 50 ms flow's ProbeRTT", "\"explode\" (we test > 2x base)",
+                      "\"quickly overwhelmed\"",
+                      f"{short_after:.1f} Mbit/s 1-2 s after its return ({100 * short_after / LINK_GOODPUT_MBPS:.0f}% of the link)",
+                      None),
+        compare.claim("RTTs of both flows grow after the 50 ms flow's ProbeRTT", "\"the RTTs of both flows explode\"",
                       f"10 ms flow {rtt_at_exit[0]:.0f} -> {rtt_peak[0]:.0f} ms, 50 ms flow {rtt_at_exit[1]:.0f} -> "
-                      f"{rtt_peak[1]:.0f} ms", rtt_peak[0] > 2 * paper.SHORT_MS and rtt_peak[1] > 1.3 * paper.LONG_MS),
-        compare.claim("the 10 ms flow holds most of the queue around the 50 ms flow's ProbeRTT",
-                      "\"occupies all queue slots\" (we test > 50% of queued bytes)", f"{100 * qshare_during:.0f}%",
-                      qshare_during > 0.5,
+                      f"{rtt_peak[1]:.0f} ms", None),
+        compare.claim("the 10 ms flow's share of queued bytes around the 50 ms flow's ProbeRTT",
+                      "\"quickly occupies all queue slots\"", f"{100 * qshare_during:.0f}% of queued bytes",
+                      None,
                       reason=(f"the queue holds {queue_in_probe:.1f} packets on average while the 50 ms flow is in "
                               "ProbeRTT (both flows are, most of that time), and when the 50 ms flow returns the "
                               "10 ms flow has had only "
                               f"{1000 * alone:.0f} ms to raise its rate (previous row), so the queue that builds "
                               "from then on is mostly the 50 ms flow's.")),
-        compare.claim("then its queue share recedes", "\"quickly recedes\" (we test < 20%)",
-                      f"{100 * qshare_after:.0f}%", qshare_after < 0.2),
-        compare.claim("the 10 ms flow is cwnd-limited in ProbeBW", "\"CWND-bounded\" (we test > 80% of samples)",
-                      f"{100 * limited[0]:.0f}% of samples", limited[0] > 0.8),
-        compare.claim("the 50 ms flow is not", "\"can still inflate inflight\" (we test < 20%)",
-                      f"{100 * limited[1]:.0f}% of samples", limited[1] < 0.2),
+        compare.claim("then its queue share recedes", "\"quickly recedes\"",
+                      f"{100 * qshare_after:.0f}% of queued bytes from 1 s after its return to 22 s", None),
+        compare.claim("the 10 ms flow is cwnd-limited in ProbeBW", "\"has its inflight CWND-bounded\"",
+                      f"{100 * limited[0]:.0f}% of ProbeBW samples", None),
+        compare.claim("the 50 ms flow is not", "\"can still inflate inflight\"",
+                      f"{100 * limited[1]:.0f}% of ProbeBW samples", None),
     ]
 
     if fig_dir is not None:
