@@ -75,7 +75,7 @@ def main() -> int:
     out = Path(args.out)
     header = ["| example | bottleneck | flows | sim | live | Δ pp (largest) | utilisation sim / live "
               "| queue ms sim / live |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    rows, within, multi = [], 0, 0
+    rows, within, multi, host_drops = [], 0, 0, []
     started = time.monotonic()
     for i, name in enumerate(names, 1):
         print(f"[{i}/{len(names)}] {name} ...", file=sys.stderr, flush=True)
@@ -86,6 +86,10 @@ def main() -> int:
             print(f"bench-agreement: {name}: {err}", file=sys.stderr)
             return 1
         rows.append(row(name, sim, live))
+        losses = live.summary["live"]["losses"]
+        if losses["testbed_total"] or losses["unexplained_losses"]:
+            host_drops.append(f"{name} {losses['testbed_total']}"
+                              + (f" ({losses['unexplained_losses']} unexplained)" if losses["unexplained_losses"] else ""))
         if len(sim.flows) > 1:
             multi += 1
             within += max_share_gap_pp(sim, live) <= TOLERANCE_PP
@@ -94,7 +98,10 @@ def main() -> int:
     lines = [f"simulator vs live (Linux {kernel}), {'15-s runs, window 5-15 s' if args.short else 'full length'}:",
              "", *header, *rows, "",
              f"{within} of {multi} multi-flow examples within ±{TOLERANCE_PP:g} pp on every flow's share; "
-             f"{time.monotonic() - started:.0f} s wall"]
+             f"{time.monotonic() - started:.0f} s wall",
+             # Packets the host itself dropped outside the bottleneck (summary.json live.losses):
+             # a live figure from such a run is partly the machine's.
+             "host drops outside the bottleneck: " + (", ".join(host_drops) if host_drops else "none")]
     text = "\n".join(lines)
     print(text)
     (out / "agreement.md").write_text(text + "\n")

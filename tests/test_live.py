@@ -9,6 +9,7 @@ namespace, and the same registered congestion controls as before.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -100,8 +101,9 @@ def leftovers() -> dict[str, list[str]]:
 
 def assert_clean(ccs_before: str) -> None:
     with holding_testbed():
-        # Processes killed by PR_SET_PDEATHSIG may take a moment to be reaped.
-        deadline = time.monotonic() + 3
+        # Processes killed by PR_SET_PDEATHSIG may take a moment to be reaped
+        # (generous: a busy machine schedules the reaper late).
+        deadline = time.monotonic() + 30
         while any(leftovers().values()) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert leftovers() == {"namespaces": [], "links": [], "tun devices": [], "qdiscs": [], "processes": []}
@@ -113,7 +115,7 @@ def is_registered(name: str) -> bool:
     return name in AVAILABLE.read_text().split()
 
 
-def registered_after_teardown(name: str, expected: bool, timeout_s: float = 10) -> bool:
+def registered_after_teardown(name: str, expected: bool, timeout_s: float = 30) -> bool:
     """Whether ``name`` is registered, once it has had time to become
     ``expected``: the kernel drops an unregistered struct_ops when the last
     socket using it is freed, which the (asynchronous) namespace teardown
@@ -138,7 +140,11 @@ def test_bbr_rtt_unfairness_live(clean_host, tmp_path):
     ~6% (BBQ paper: 6.3 of 93.6 Mbit/s). Measured here in 15-s runs:
     6.2, 7.2, 8.1% (5-8 s runs: 6.7-8.9%: the 50 ms flow is still growing
     its share in the first seconds; the simulator gives 7.2% for the same
-    15 s); the bounds leave room for a busy 2-core machine."""
+    15 s); a later session, with other work on the machine: 7.5, 7.1, 7.1%
+    and, with a busy loop pinned to CPU 0 as well, 7.4, 7.3, 6.3, 6.8%.
+    100 Mbit/s is far
+    below what any machine of this kind forwards, so the share does not
+    move with the host's load; the bounds are the spread's neighbourhood."""
     out = tmp_path / "run"
     done = live_cli("live", "run", EXAMPLES / "bbr-rtt-unfairness.toml", *SHORT, "--out", out)
     assert done.returncode == 0, done.stderr
@@ -149,12 +155,15 @@ def test_bbr_rtt_unfairness_live(clean_host, tmp_path):
     assert long_["share"] >= 0.85
     # Measured in 15-s runs (window 5-15 s) on an otherwise idle 2-core
     # machine: 90.2, 93.0, 95.0, 96.4% (the simulator: 97.6%); the first
-    # ProbeRTT falls inside this short window. The floor sits below the
+    # ProbeRTT falls inside this short window. Busy (other work, and in
+    # five runs a busy loop pinned to CPU 0): 96.5-97.4% in nine runs. The
+    # floor sits below the
     # lowest of those, not at the simulator's figure.
     assert summary["utilization"] >= 0.87
     # The delay line held the base RTT: BBR's min_rtt is ~10 and ~50 ms.
     assert 9.0 <= short["rtt_mean_ms"] and 49.0 <= long_["rtt_mean_ms"]
     assert summary["live"]["delay_line"]["dropped_overflow"] == 0
+    assert summary["live"]["losses"]["unexplained_losses"] == 0, summary["live"]["losses"]
     # Same files and schema as the simulator's run directory.
     sim_out = tmp_path / "sim"
     sim = run_cli("run", EXAMPLES / "bbr-rtt-unfairness.toml", *SHORT, "--out", sim_out)
@@ -173,21 +182,83 @@ def test_bbr_rtt_unfairness_live(clean_host, tmp_path):
     assert max(cwnd) > 100  # TCP_INFO was sampled
 
 
-def test_ctrl_c_mid_run_leaves_nothing(clean_host, tmp_path):
+def _zombie_or_gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _receiver_bytes(engine_pid: int) -> int:
+    """Bytes the receiver's veth has taken in (0 before it exists)."""
+    done = subprocess.run(["ip", "-n", f"ccalive-{engine_pid}-rx", "-s", "-j", "link", "show", "cca-rx0"],
+                          capture_output=True, text=True, check=False)
+    try:
+        return int(json.loads(done.stdout)[0]["stats64"]["rx"]["bytes"])
+    except (ValueError, LookupError):
+        return 0
+
+
+def _wait_for(what: str, condition, proc: subprocess.Popen, timeout_s: float = 300, poll_s: float = 0.002):
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert proc.poll() is None, f"the run ended before {what}: {proc.communicate()}"
+        assert time.monotonic() < deadline, f"no {what} within {timeout_s} s"
+        time.sleep(poll_s)
+
+
+#: A short run: its teardown comes soon, and it is one moment of the test.
+_SHORT_RUN = ["--set", "duration=3s", "--set", "measure.from=1s"]
+
+
+@pytest.mark.parametrize("moment", ["waiting for the testbed", "setup", "traffic", "teardown"])
+def test_ctrl_c_at_any_moment_is_interrupted_and_leaves_nothing(clean_host, tmp_path, moment):
+    """A terminal's Ctrl-C (SIGINT to the engine's process group) at each
+    moment of a live run ends it with `ccarena: error: interrupted`, exit
+    status 130, no run directory and a clean host (issue 9, item 13: it
+    once ended in `internal: RuntimeError: release unlocked lock`). Each
+    moment is an observable state, not a delay: the engine waiting for the
+    testbed lock this test holds; its first namespace created (setup
+    commands follow); data reaching the receiver; the delay line gone while
+    the namespaces still exist (teardown)."""
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ccarena", "live", "run", EXAMPLES / "bbr-rtt-unfairness.toml", *SHORT, "--out", out],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=WAIT_ENV,
-    )
-    deadline = time.monotonic() + 300
-    while len(our_processes(proc.pid)) < 3 and time.monotonic() < deadline:  # traffic is running
-        time.sleep(0.1)
-    assert len(our_processes(proc.pid)) == 3, "the run never started its delay line and agents"
-    time.sleep(2)
-    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130
-    assert err.strip().splitlines()[-1] == "ccarena: error: interrupted"
+    env = {**WAIT_ENV, "CCARENA_LIVE_CAPACITY": "off"}  # no calibration run before the scenario's
+    argv = [sys.executable, "-m", "ccarena", "live", "run", EXAMPLES / "bbr-rtt-unfairness.toml", *_SHORT_RUN,
+            "--out", out]
+    with contextlib.ExitStack() as stack:
+        if moment == "waiting for the testbed":
+            stack.enter_context(holding_testbed())
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, env=env)
+        try:
+            netns = Path(f"/run/netns/ccalive-{proc.pid}-tx")
+            if moment == "waiting for the testbed":
+                def holds_lock_file() -> bool:
+                    fds = Path(f"/proc/{proc.pid}/fd")
+                    try:
+                        return any(os.readlink(fd) == str(LOCK) for fd in fds.iterdir())
+                    except OSError:
+                        return False
+                _wait_for("the engine opening the lock file", holds_lock_file, proc)
+            elif moment == "setup":
+                _wait_for("the first namespace", netns.exists, proc, poll_s=0.0005)
+            elif moment == "traffic":
+                _wait_for("data at the receiver", lambda: _receiver_bytes(proc.pid) > 1_000_000, proc, poll_s=0.05)
+            else:
+                found: list[int] = []
+
+                def delay_line_gone() -> bool:
+                    if not found:
+                        found.extend(int(p.split(":")[0]) for p in our_processes(proc.pid) if "delayline" in p)
+                        return False
+                    return _zombie_or_gone(found[0]) and netns.exists()
+                _wait_for("the delay line's end", delay_line_gone, proc, poll_s=0.001)
+            os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        finally:
+            stack.close()  # the lock, if held
+            _, err = proc.communicate(timeout=60)
+    assert err.strip().splitlines()[-1] == "ccarena: error: interrupted", err
+    assert proc.returncode == 130, err
     assert not out.exists()
 
 
@@ -202,7 +273,7 @@ def test_killed_engine_leaves_only_namespaces_and_cleanup_removes_them(clean_hos
     assert len(our_processes(proc.pid)) == 3, "the run never started its delay line and agents"
     proc.kill()  # SIGKILL: no chance to clean up
     proc.wait(timeout=10)
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30
     while our_processes() and time.monotonic() < deadline:  # PR_SET_PDEATHSIG
         time.sleep(0.1)
     assert our_processes() == []
@@ -267,7 +338,11 @@ def test_missing_prerequisites_are_one_line_exit_2(clean_host, tmp_path):
 
 
 def test_compare_prints_both_engines_side_by_side(clean_host, tmp_path):
-    """Two kernel BBR flows at 10 ms against the simulator's: both fair."""
+    """Two kernel BBR flows at 10 ms against the simulator's: both fair.
+    The live split in this 8-s window: 46.1-54.7% for the first flow in nine
+    runs with other work on the machine, five of them with a busy loop on
+    CPU 0 as well; the simulator 45.4%. Equal-RTT BBR flows trade the lead on seconds'
+    scales (docs/live.md), so the bound is wide, not the host's doing."""
     done = live_cli("compare", EXAMPLES / "bbr-equal-rtt.toml", "--set", "duration=12s", "--set", "measure.from=4s",
                    "--out", tmp_path / "cmp")
     assert done.returncode == 0, done.stderr
@@ -295,7 +370,9 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     drops hundreds of packets a second as the 50 ms flow returns. A window
     reaching to 12 s caught that in 2 of 6 runs (live/sim drops 2.8 and
     3.2, else 1.1-1.3); the full 120-s example, which contains every such
-    event, gives 1.12. In this window: 1.21-1.38 in 5 runs."""
+    event, gives 1.12. In this window: 1.21-1.38 in 5 runs; a later session
+    (other work on the machine, and in two runs a busy loop on CPU 0):
+    1.21-1.41 in nine runs, the 10 ms flow at 11.7-14.1%."""
     done = live_cli("compare", EXAMPLES / "red-example.toml", "--set", "duration=10s", "--set", "measure.from=4s",
                     "--set", "measure.to=9.5s", "--out", tmp_path / "cmp")
     assert done.returncode == 0, done.stderr
@@ -321,7 +398,9 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
 def test_our_bbr_via_bpf_races_the_kernels_and_is_unregistered_after(clean_host, tmp_path):
     """cc = "bbr@ccarena" is cc/bbr.c registered as BPF struct_ops for the
     run (ccarena.kernel) and unregistered afterwards; two equal-RTT flows,
-    ours vs the kernel's bbr, share the link (measured 47/53% in 5 s)."""
+    ours vs the kernel's bbr, share the link (measured 47/53% in 5 s; in
+    this 8-s window 45.0-56.4% for ours in nine runs with other work on the
+    machine, five of them with a busy loop on CPU 0 as well)."""
     pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
     registered_before = is_registered("cc_bbr")
     scenario = tmp_path / "race.toml"
@@ -348,9 +427,17 @@ def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     In 15 s BBQ has not finished converging. Measured here in six 15-s
     runs (window 5-15 s): 27.1, 27.7, 28.4, 28.4, 29.8, 32.0% live; the
     simulator gives 33.9-34.8% (seeds 1-6), while BBR gives the same flow
-    6-8% in that window (test above). The floor of 20% sits below all
-    six runs and far above BBR; the queue (12.6-13.1 ms live, BBR ~36 ms)
-    must stay well below BBR's."""
+    6-8% in that window (test above). A later session, with other work on
+    the machine (and in five runs a busy loop pinned to CPU 0): 19.4-27.2%
+    in nine runs, the lowest with the busy loop (BBQ converges more slowly
+    where its pacing timers fire late, docs/live.md). BBR gave the same flow
+    6.3-7.5% in that session. The floor, 15%, lies below all fifteen runs
+    and at twice BBR's highest.
+
+    The queue must stay well below BBR's: BBQ's mean queueing delay was
+    12.6-13.1 ms on an idle machine, 13.3-21.3 ms on the busy one, BBR's
+    33.7-38.9 ms in the same window, idle or busy. The bound, 25 ms, lies
+    between."""
     pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
     registered_before = is_registered("cc_bbq")
     out = tmp_path / "run"
@@ -360,24 +447,82 @@ def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["live"]["kernel_cc"] == ["cc_bbq", "cc_bbq"]
-    assert summary["flows"][0]["share"] >= 0.20, summary["flows"]
-    assert summary["queue_delay_ms"]["mean"] <= 20.0, summary["queue_delay_ms"]
+    assert summary["flows"][0]["share"] >= 0.15, summary["flows"]
+    assert summary["queue_delay_ms"]["mean"] <= 25.0, summary["queue_delay_ms"]
     assert summary["utilization"] >= 0.87
     assert registered_after_teardown("cc_bbq", registered_before) == registered_before
 
 
-def test_one_gigabit_bottleneck_is_reached(clean_host, tmp_path):
+def test_one_gigabit_bottleneck_loses_nothing_unexplained(clean_host, tmp_path):
     """At 1 Gbit/s the engine moves the kernel's forwarding off the delay
-    line's CPU (testbed.SPLIT_FROM_BPS). One CUBIC flow, 10 ms, 2 MB: two
-    runs gave 955.6 and 955.7 Mbit/s, the TCP payload ceiling (1448/1514
-    of the rate: 956); without the split 867 Mbit/s at an RTT of 279 ms.
-    The floor of 900 Mbit/s lies between the two."""
+    line's CPU (testbed.SPLIT_FROM_BPS). How much of the rate one CUBIC flow
+    gets depends on the machine and its load -- 955.6 Mbit/s (the payload
+    ceiling) on an idle machine of this kind, 594-665 Mbit/s on a slower
+    one, 686-860 in this test here with other work on the machine, with or
+    without a busy loop pinned to a core -- so that figure is a benchmark's
+    (`make bench-delayline` prints it), not a test's.
+
+    What holds on any host: every segment that left the sender and never
+    arrived was dropped where a counter saw it. On a slow or busy host the
+    testbed itself drops (per-CPU backlogs of netdev_max_backlog packets
+    overflow when the CPU behind them falls behind: measured here up to
+    1803 packets at the receiver's veth, 398 frames out of the delay line)
+    and reorders (the senders' packets reach the router from both CPUs;
+    up to 483 reorderings seen, some answered by spurious retransmissions);
+    none of it may go uncounted. With nothing dropped outside the
+    bottleneck, the losses are exactly the bottleneck's drops (measured:
+    equal in all 13 such runs, with other work on the machine and a busy
+    loop pinned to CPU 0 or to CPU 1, which carries the forwarding; in the
+    two runs that had host drops, none went unexplained)."""
     scenario = tmp_path / "gig.toml"
     scenario.write_text('duration = "10s"\n[measure]\nfrom = "2s"\n[bottleneck]\nrate = "1Gbit"\nbuffer = "2MB"\n'
                         '[[flow]]\ncc = "cubic"\nrtt = "10ms"\n')
     done = live_cli("live", "run", scenario, "--out", tmp_path / "run")
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["live"]["split_forwarding"] is True
-    assert summary["flows"][0]["goodput_mbps"] >= 900, summary["flows"]
-    assert summary["flows"][0]["rtt_mean_ms"] < 40  # the delay line kept up: 10 ms + the queue's ~16 ms at most
+    live = summary["live"]
+    assert live["split_forwarding"] is (len(os.sched_getaffinity(0)) > 1)
+    losses = live["losses"]
+    print(f"\n1 Gbit/s: {summary['flows'][0]['goodput_mbps']:.1f} Mbit/s, losses {losses}, "
+          f"delay line lateness max {live['delay_line']['lateness_max_us']:.0f} us")
+    assert losses["unexplained_losses"] == 0, losses
+    assert losses["sent_segments"] >= losses["arrived_segments"] > 0
+    if losses["drained"] and not losses["testbed_total"]:
+        assert losses["lost_segments"] == losses["bottleneck"], losses
+    # A host drop is reported, not hidden: one warning line naming the places.
+    warned = [line for line in done.stderr.splitlines() if "the host dropped packets" in line]
+    assert bool(warned) == bool(losses["testbed_total"]), done.stderr
+    # The delay line never releases a packet early: no RTT below the base.
+    assert summary["flows"][0]["rtt_mean_ms"] >= 10.0
+
+
+def test_capacity_is_measured_once_cached_and_warned_about(clean_host, tmp_path):
+    """The first live run on a machine measures what it carries through
+    the testbed (capacity.py) and caches the figure with what it depends
+    on; later runs reuse it, and a scenario asking for more than half of
+    it gets one warning line naming both numbers (the run goes ahead)."""
+    from ccarena.live import capacity
+
+    env = {**WAIT_ENV, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("CCARENA_LIVE_CAPACITY", None)
+    first = subprocess.run([sys.executable, "-m", "ccarena", "live", "capacity"], capture_output=True, text=True,
+                           env=env, timeout=300, check=False)
+    assert first.returncode == 0, first.stderr
+    assert "measuring what this host carries" in first.stderr
+    cache = tmp_path / "cache" / "ccarena" / "live-capacity.json"
+    record = json.loads(cache.read_text())
+    assert record["key"] == capacity.host_key(DELAYLINE)  # the binary's SHA-256, kernel, CPUs
+    assert record["goodput_mbps"] > 0
+    assert f"carries {record['goodput_mbps']:g} Mbit/s" in first.stdout
+    again = subprocess.run([sys.executable, "-m", "ccarena", "live", "capacity"], capture_output=True, text=True,
+                           env=env, timeout=300, check=False)
+    assert again.returncode == 0 and "measuring" not in again.stderr, again.stderr
+    # A figure below twice the scenario's rate: the run warns and goes on.
+    cache.write_text(json.dumps({**record, "goodput_mbps": 150.0}))
+    done = subprocess.run([sys.executable, "-m", "ccarena", "live", "run", EXAMPLES / "bbr-single-40ms.toml",
+                           "--set", "duration=2s", "--set", "measure.from=1s", "--out", tmp_path / "run"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "carried through the testbed flat out" in line]
+    assert len(warnings) == 1 and "(100 Mbit/s)" in warnings[0] and "(150 Mbit/s;" in warnings[0], done.stderr
+    assert "measuring" not in done.stderr

@@ -135,7 +135,11 @@ def verifier_excerpt(stderr: str, keep: int = 6) -> tuple[str, str, list[str]]:
 def _bpftool(*args: str) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
-            [prereqs.tool("bpftool"), *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False
+            [prereqs.tool("bpftool"), *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False,
+            # Its own session: a Ctrl-C at the terminal reaches only ccarena,
+            # which then unregisters in order; it must not kill the bpftool
+            # doing that (or registering) half-way.
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise KernelError("bpftool not found (Debian: apt-get install bpftool; or `make deps`)") from None

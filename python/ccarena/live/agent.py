@@ -4,22 +4,32 @@ namespaces (``python -m ccarena.live.agent recv|send CONFIG_JSON``).
 Protocol with the engine: the agent prepares (listens, or checks its
 sockets can be made), prints ``ready``, reads the start instant t0
 (CLOCK_MONOTONIC ns, shared by all namespaces) from stdin, samples at
-t0 + k*interval for k = 1..duration/interval, prints one JSON document and
-exits. It dies with the engine (PR_SET_PDEATHSIG, set by the engine).
+t0 + k*interval for k = 1..duration/interval, prints one JSON document
+(the receiver two, below) and exits. It dies with the engine
+(PR_SET_PDEATHSIG, set by the engine).
 
 - ``recv``: one listening port per flow; per tick, each flow's cumulative
-  payload bytes received (receiver-side goodput).
+  payload bytes received (receiver-side goodput), printed after the last
+  tick. It keeps reading until the engine sends ``end`` (after the
+  sender's drain, below), then prints each flow's data segments received.
 - ``send``: one thread per flow: at its start time, a TCP connection with
   the flow's congestion control set per socket (TCP_CONGESTION), bulk
   data until its stop time; per tick, TCP_INFO (cwnd, in flight, pacing
-  rate, RTTs, CA state, retransmits) and, for BBR, TCP_CC_INFO.
+  rate, RTTs, CA state, retransmits) and, for BBR, TCP_CC_INFO. After the
+  last tick it lets the network drain (every byte written acknowledged,
+  then one more round trip, at most DRAIN_S), so that the final counters
+  -- TCP_INFO and the namespace's TCP statistics, read together -- count
+  every segment sent as arrived, dropped or still unacknowledged
+  (summary.json ``live.losses``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -28,6 +38,50 @@ from typing import Any
 from .tcpinfo import TCP_CONGESTION, bbr_info, tcp_info
 
 _CHUNK = 1 << 20
+#: Longest wait for the network to drain after the last tick (s).
+DRAIN_S = 2.0
+#: ioctl: bytes in a socket's send queue, unsent or unacknowledged.
+_SIOCOUTQ = 0x5411
+
+
+def netstat() -> dict[str, int]:
+    """This namespace's TCP counters (/proc/net/snmp, /proc/net/netstat:
+    header and value lines per protocol) as {"Tcp.RetransSegs": n, ...}."""
+    counters: dict[str, int] = {}
+    for path in ("/proc/net/snmp", "/proc/net/netstat"):
+        try:
+            with open(path) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        for head, values in zip(lines[::2], lines[1::2]):
+            proto, _, names = head.partition(":")
+            for name, value in zip(names.split(), values.partition(":")[2].split()):
+                if value.lstrip("-").isdigit():
+                    counters[f"{proto}.{name}"] = int(value)
+    return counters
+
+
+def _outq(sock: socket.socket) -> int:
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQ, b"\0" * 4))[0]
+    except OSError:
+        return 0
+
+
+def _drain(socks: list[socket.socket | None], deadline_ns: int) -> bool:
+    """Wait until every byte written is acknowledged, then one more
+    (minimum) round trip for copies still on the way; False if the
+    deadline came first."""
+    live = [s for s in socks if s is not None]
+    while any(_outq(s) > 0 for s in live):
+        if time.monotonic_ns() >= deadline_ns:
+            return False
+        time.sleep(0.01)
+    rtt_us = max((tcp_info(s).min_rtt_us for s in live), default=0)
+    if 0 < rtt_us < 1_000_000:
+        time.sleep(rtt_us / 1e6)
+    return True
 
 
 def _sleep_until(t_ns: int) -> None:
@@ -87,8 +141,11 @@ def receive(cfg: dict[str, Any]) -> None:
     for tick in _ticks(t0, cfg):
         _sleep_until(tick)
         samples.append(list(received))
+    sys.stdout.write(json.dumps({"bytes": samples}) + "\n")
+    sys.stdout.flush()
+    sys.stdin.readline()  # "end" (or the engine went away): the sender has drained
     segs_in = [tcp_info(c).data_segs_in if c is not None else 0 for c in conns]
-    _finish({"bytes": samples, "data_segs_in": segs_in})
+    _finish({"data_segs_in": segs_in})
 
 
 def send(cfg: dict[str, Any]) -> None:
@@ -153,6 +210,7 @@ def send(cfg: dict[str, Any]) -> None:
                  info.ca_state, info.total_retrans, *(bbr or (None, None, None))]
             )
         samples.append(row)
+    drained = _drain(socks, end + int(DRAIN_S * 1e9))
     final = []
     for s in socks:
         if s is None:
@@ -160,8 +218,8 @@ def send(cfg: dict[str, Any]) -> None:
             continue
         info = tcp_info(s)
         final.append({"data_segs_out": info.data_segs_out, "total_retrans": info.total_retrans,
-                      "total_rto": info.total_rto})
-    _finish({"samples": samples, "final": final, "errors": errors})
+                      "total_rto": info.total_rto, "unacked": info.unacked})
+    _finish({"samples": samples, "final": final, "errors": errors, "drained": drained, "netstat": netstat()})
 
 
 def main(argv: list[str]) -> None:

@@ -2,6 +2,7 @@
 
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]
     ccarena live cleanup
+    ccarena live capacity [--measure]
     ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...]
 """
 
@@ -29,6 +30,8 @@ def add_parsers(sub) -> None:
     run = live_sub.add_parser("run", help="run a scenario live and write a run directory (engine: live)")
     _scenario_args(run, "run directory to write (default: runs/<scenario name>-live)")
     live_sub.add_parser("cleanup", help="remove leftovers (namespaces, devices, processes) of crashed live runs")
+    cap = live_sub.add_parser("capacity", help="what this host carries through the live testbed (measured once, cached)")
+    cap.add_argument("--measure", action="store_true", help="measure again (~7 s of live traffic) and cache the figure")
 
     cmp = sub.add_parser("compare", help="run a scenario on the simulator and live; print both tables and the differences")
     _scenario_args(cmp, "write DIR/sim and DIR/live (default: runs/<scenario name>-compare)")
@@ -49,8 +52,10 @@ def run_live_command(args: argparse.Namespace) -> int:
 
     if args.live_command == "cleanup":
         return _cleanup()
+    if args.live_command == "capacity":
+        return _capacity(args.measure)
     if args.live_command != "run":
-        raise ScenarioError("live", "expected `live run SCENARIO.toml` or `live cleanup`")
+        raise ScenarioError("live", "expected `live run SCENARIO.toml`, `live cleanup` or `live capacity`")
     from .engine import load_live_scenario, run_live
 
     scenario = load_live_scenario(args.scenario, _overrides(args), bottleneck=args.bottleneck)
@@ -65,6 +70,10 @@ def run_live_command(args: argparse.Namespace) -> int:
     print(f"bottleneck: {result.summary['live']['bottleneck']}")
     print(f"delay line: {dl['packets']} packets, lateness mean {dl['lateness_mean_us']:.0f} us, "
           f"max {dl['lateness_max_us']:.0f} us")
+    losses = result.summary["live"]["losses"]
+    print(f"losses:     {losses['lost_segments']} segments lost (bottleneck drops {losses['bottleneck']}, "
+          f"elsewhere in the testbed {losses['testbed_total']}); {losses['retransmitted_segments']} retransmitted, "
+          f"{losses['spurious_retransmits']} of them spurious")
     print(f"summary:    {out / 'summary.json'}")
     print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
     print(f"plot:       {out / 'goodput.png'}")
@@ -88,6 +97,34 @@ def _cleanup() -> int:
     finally:
         lock.release()
     print(f"removed: {', '.join(removed)}" if removed else "nothing to clean up")
+    return 0
+
+
+def _capacity(measure: bool) -> int:
+    """Print the figure (measuring it if it is not cached, or if asked)."""
+    from .capacity import HEADROOM, override
+    from .engine import check_prerequisites, host_capacity
+    from .hygiene import TestbedLock
+    from .interrupts import deferred
+
+    binary = check_prerequisites()
+    record = None if measure else override()
+    if record == "off":
+        print("capacity check off (CCARENA_LIVE_CAPACITY=off)")
+        return 0
+    if record is None:
+        with deferred():
+            lock = TestbedLock()
+            lock.acquire()
+            try:
+                record = host_capacity(binary, _log, remeasure=measure)
+            finally:
+                lock.release()
+    assert isinstance(record, dict)
+    when = f", measured {record['measured_at']}" if record.get("measured_at") else ""
+    print(f"this host carries {record['goodput_mbps']:g} Mbit/s through the live testbed flat out "
+          f"({record['source']}{when}); scenarios up to {record['goodput_mbps'] / HEADROOM:g} Mbit/s run without "
+          "a warning")
     return 0
 
 

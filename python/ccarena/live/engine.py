@@ -22,7 +22,8 @@ from ..errors import ScenarioError
 from ..results import Result
 from ..rundir import check_target
 from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve
-from . import testbed
+from . import capacity, interrupts, testbed
+from .agent import DRAIN_S
 from .ccs import cc_key, is_kernel_cc, known_names, resolve_kernel_names
 from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
 from .processes import Child
@@ -131,10 +132,6 @@ def check_prerequisites() -> Path:
     return binary
 
 
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 class _LinkSampler(threading.Thread):
     """Reads the bottleneck's counters at every tick -- `tc -s qdisc` for
     the kernel's, a command to the delay line for the userspace one (which
@@ -185,30 +182,83 @@ def run_live(
     """Run a (live-checked) scenario on the testbed; returns a Result whose
     summary has ``engine: "live"``. Needs root; holds the testbed lock.
     ``announce`` is logged once the testbed is ours (so that a refusal is
-    the only line printed)."""
+    the only line printed).
+
+    Ctrl-C, SIGTERM and SIGHUP are deferred while the testbed is ours
+    (interrupts.py): the run stops at the next safe point, tears down, and
+    the signal then ends the command as it would have otherwise."""
     mode = check_supported(scenario, bottleneck)
     binary = check_prerequisites()
     if out is not None:
         check_target(Path(out))
+    with interrupts.deferred():
+        try:
+            lock = TestbedLock()
+            lock.acquire()
+            try:
+                if announce:
+                    log(announce)
+                stale = cleanup_leftovers()
+                if stale:
+                    log(f"ccarena: removed leftovers of an earlier live run: {', '.join(stale)}")
+                record = host_capacity(binary, log)
+                if record is not None:
+                    warn = capacity.warning(scenario.config, record)
+                    if warn:
+                        log(warn)
+                result = _execute(scenario, mode, binary)
+            finally:
+                lock.release()
+        except Exception:
+            interrupts.check()  # an error the signal caused (e.g. a setup command it killed) is the interrupt
+            raise
+    losses = result.summary["live"]["losses"]
+    if losses["testbed_total"] or losses["unexplained_losses"]:
+        log(loss_warning(result.summary["live"]))
+    if out is not None:
+        result.save(out)
+    return result
+
+
+def loss_warning(live: dict[str, Any]) -> str:
+    """One line naming where the host itself dropped packets."""
+    losses, dl = live["losses"], live["delay_line"]
+    places = ", ".join(f"{place.replace('_', ' ')} {n}" for place, n in losses["testbed"].items() if n)
+    text = (f"ccarena: warning: live: the host dropped packets outside the bottleneck ({places or 'none counted'}; "
+            f"the bottleneck {losses['bottleneck']}), delay line up to {dl['lateness_max_us'] / 1e3:.1f} ms late")
+    if losses["unexplained_losses"]:
+        text += f"; {losses['unexplained_losses']} segments lost where nothing counts"
+    return text + ": this machine did not carry the scenario cleanly (summary.json: live.losses)"
+
+
+def host_capacity(binary: Path, log: Callable[[str], None], remeasure: bool = False) -> dict[str, Any] | None:
+    """What this host carries through the testbed (capacity.py): the
+    environment's figure, the cached one, or measured now (with the
+    testbed lock held) and cached. None when the check is off."""
+    record = None if remeasure else capacity.override()
+    if record == "off":
+        return None
+    if isinstance(record, dict):
+        return record
+    record = None if remeasure else capacity.cached(binary)
+    if record is None:
+        log(f"ccarena: measuring what this host carries through the live testbed (once, ~7 s; "
+            f"cached in {capacity.cache_path()})")
+        measured = _execute(load_live_scenario(capacity.SCENARIO), "kernel", binary)
+        record = capacity.store(binary, measured.summary)
+    return record
+
+
+def _execute(scenario: ResolvedScenario, mode: str, binary: Path) -> Result:
+    """One run on a fresh testbed (the lock is held): set up, run, tear
+    down; the Result, not yet saved."""
     cfg = scenario.config
     flows = cfg["flows"]
     names = testbed.Names.for_prefix(run_prefix())
-    lock = TestbedLock()
-    lock.acquire()
-    if announce:
-        log(announce)
     children: list[Child] = []
     stack = ExitStack()
-    main_thread = threading.current_thread() is threading.main_thread()
-    old_handlers = {}
-    if main_thread:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            old_handlers[sig] = signal.signal(sig, _raise_interrupt)
     sampler = None
     try:
-        stale = cleanup_leftovers()
-        if stale:
-            log(f"ccarena: removed leftovers of an earlier live run: {', '.join(stale)}")
         kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
         testbed.create_namespaces(names, len(flows))
 
@@ -218,11 +268,10 @@ def run_live(
         if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
             raise ScenarioError("live", "delay line did not start")
         testbed.route_through_delay_line(names)
-        bn = cfg["bottleneck"]
-        fastest_bps = max([bn["rate_bps"]] + [c["rate_bps"] for c in bn["schedule"]])
-        split = fastest_bps >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(names, delay.proc.pid)
+        split = capacity.fastest_rate_bps(cfg) >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(
+            names, delay.proc.pid)
         if mode == "kernel":
-            testbed.install_bottleneck(names, bn["rate_bps"], bn["buffer_bytes"])
+            testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"])
 
         timing = {"interval_ns": cfg["interval_ns"], "duration_ns": cfg["duration_ns"]}
         ports = [testbed.BASE_PORT + i for i in range(len(flows))]
@@ -253,26 +302,21 @@ def run_live(
         sender.send(str(t0))
         deadline = time.monotonic() + (_START_LEAD_NS + cfg["duration_ns"]) / 1e9 + 20
         rx_doc = json.loads(receiver.next_line(deadline))
-        tx_doc = json.loads(sender.next_line(deadline))
+        tx_doc = json.loads(sender.next_line(deadline + DRAIN_S))  # after the network drained
+        receiver.send("end")
+        rx_doc.update(json.loads(receiver.next_line(time.monotonic() + 5)))
         sampler.join(timeout=5)
+        counters = testbed.read_counters(names)  # before the delay line (and its TUN device) goes
         delay.proc.send_signal(signal.SIGTERM)
         delay_stats = json.loads(delay.next_line(time.monotonic() + 5))
     finally:
-        if main_thread:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-        try:
-            if sampler is not None:
-                sampler.stop.set()
-            for child in reversed(children):
-                child.kill()
-            delete_namespaces(names.all())
-            stack.close()
-            lock.release()
-        finally:
-            if main_thread:
-                for sig, handler in old_handlers.items():
-                    signal.signal(sig, handler)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+        # Signals are only recorded meanwhile (interrupts.deferred).
+        if sampler is not None:
+            sampler.stop.set()
+        for child in reversed(children):
+            child.kill()
+        delete_namespaces(names.all())
+        stack.close()
 
     if tx_doc["errors"]:
         raise ScenarioError("live", tx_doc["errors"][0])
@@ -286,7 +330,6 @@ def run_live(
         "delay_line": delay_stats,
         "split_forwarding": split,
         "link_samples": len(sampler.samples),
+        "losses": testbed.loss_report(counters, delay_stats, mode == "userspace", tx_doc, rx_doc),
     }
-    if out is not None:
-        result.save(out)
     return result

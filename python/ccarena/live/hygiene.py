@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from ..errors import ScenarioError
+from . import interrupts
 
 #: Prefix of every namespace a live run creates.
 PREFIX = "ccalive-"
@@ -56,6 +57,11 @@ class TestbedLock:
             except BlockingIOError:
                 if time.monotonic() < deadline:
                     time.sleep(0.2)
+                    try:
+                        interrupts.check()  # a deferred Ctrl-C ends the wait
+                    except KeyboardInterrupt:
+                        os.close(fd)
+                        raise
                     continue
                 holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
                 os.close(fd)
@@ -109,8 +115,14 @@ def kill_group(proc: subprocess.Popen, grace_s: float = 0.0) -> None:
         pass
 
 
+def _quiet(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """A teardown command, in its own session: a second Ctrl-C at the
+    terminal must not kill it half-way (the engine defers its own)."""
+    return subprocess.run(argv, capture_output=True, text=True, check=False, start_new_session=True)
+
+
 def list_namespaces(prefix: str = PREFIX) -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    out = _quiet(["ip", "netns", "list"]).stdout
     return [line.split()[0] for line in out.splitlines() if line.split() and line.split()[0].startswith(prefix)]
 
 
@@ -118,7 +130,7 @@ def delete_namespaces(names: list[str]) -> list[str]:
     """Kill every process inside each namespace, then delete it (its veths,
     TUN device and qdiscs go with it). Returns what was removed."""
     for name in names:
-        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True, check=False).stdout
+        pids = _quiet(["ip", "netns", "pids", name]).stdout
         for pid in pids.split():
             try:
                 os.kill(int(pid), signal.SIGKILL)
@@ -127,7 +139,7 @@ def delete_namespaces(names: list[str]) -> list[str]:
     removed = []
     for name in names:
         for _ in range(50):
-            done = subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+            done = _quiet(["ip", "netns", "del", name])
             if done.returncode == 0 or name not in list_namespaces(name):
                 removed.append(name)
                 break

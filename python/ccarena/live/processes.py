@@ -10,6 +10,7 @@ import threading
 import time
 
 from ..errors import ScenarioError
+from . import interrupts
 from .hygiene import kill_group, spawn
 
 
@@ -35,11 +36,17 @@ class Child:
 
     def next_line(self, deadline: float) -> str:
         """The next stdout line, or a one-line error if the child exits or
-        the deadline (time.monotonic()) passes first."""
-        try:
-            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise ScenarioError("live", f"{self.name} did not answer in time") from None
+        the deadline (time.monotonic()) passes first. Waits in short slices
+        so that a deferred Ctrl-C stops it (interrupts.check)."""
+        while True:
+            interrupts.check()
+            left = deadline - time.monotonic()
+            try:
+                line = self.lines.get(timeout=max(0.0, min(left, interrupts.POLL_S)))
+                break
+            except queue.Empty:
+                if left <= interrupts.POLL_S:
+                    raise ScenarioError("live", f"{self.name} did not answer in time") from None
         if line is None:
             self.proc.wait(timeout=5)
             raise ScenarioError("live", f"{self.name} failed: {self.error_text()}")
@@ -47,8 +54,11 @@ class Child:
 
     def send(self, text: str) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(text + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise ScenarioError("live", f"{self.name} exited: {self.error_text()}") from None
 
     def kill(self, grace_s: float = 0.0) -> None:
         kill_group(self.proc, grace_s)

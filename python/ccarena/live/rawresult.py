@@ -8,9 +8,11 @@ per tick (the simulator uses every ACK's sample); with the kernel's
 bottleneck, queueing delay is the backlog / rate at each tick (not
 per-packet sojourn) and per-flow queue occupancy is not available (0) --
 the userspace bottleneck reports both exactly; conservation counts are TCP_INFO's
-data segments out (sender) and in (receiver) at the end; the userspace
-bottleneck counts each flow's drops, the kernel's does not (there the
-whole difference is counted as in_network).
+data segments out (sender) and in (receiver) at the end; they are read
+after the network drained (agent.py), so a segment that left and did not
+arrive was dropped (at the bottleneck or, on a slow host, elsewhere: see
+the ``live.losses`` accounting), and only the segments still unacknowledged
+when the drain timed out count as in_network.
 """
 
 from __future__ import annotations
@@ -113,7 +115,11 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
         final = tx["final"][i] or {}
         sent = final.get("data_segs_out", 0)
         arrived = min(sent, rx["data_segs_in"][i])
-        dropped = userspace["link"]["flow_drops"][i] if userspace is not None else 0
+        # Read after the network drained (agent.py): what left and never
+        # arrived was dropped -- at the bottleneck or, on a slow host,
+        # elsewhere (summary live.losses) -- except the few segments still
+        # unacknowledged if the drain timed out.
+        dropped = max(0, sent - arrived - final.get("unacked", 0))
         flows.append({
             "delivered_bytes_window": rx_bytes[k_to][i] - rx_bytes[k_from][i],
             "delivered_bytes_total": rx_bytes[n_ticks][i],
