@@ -9,8 +9,9 @@
 #   make bench   simulator speed (and ns-3.44's, if installed)
 #   make reproduce        every figure of the BBQ paper -> runs/reproduce/index.md
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
-#   make bench-delayline  live delay line throughput and CPU (root; one 10-s live run)
+#   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
+#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated (~3 min)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -35,7 +36,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-memory clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -98,6 +99,9 @@ bench-delayline: build
 
 bench-agreement: build
 	$(PY) bench/bench_agreement.py
+
+bench-memory: build
+	$(PY) bench/bench_memory.py
 
 # ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
 bench-ns3-setup: $(NS3_BIN)

@@ -1,13 +1,43 @@
 """Type stubs of the native module (crates/py/src/lib.rs)."""
 
+class EngineCrash(RuntimeError):
+    """The simulator engine panicked: a bug in ccarena, not in the scenario.
+    The message is the panic's, with its source location."""
+
 def simulate(config_json: str) -> str:
     """Run one simulation.
 
     ``config_json`` is a ``sim::config::SimConfig`` as JSON; returns a
-    ``sim::result::SimResult`` as JSON. Releases the GIL while running.
-    Raises ``ValueError`` with a one-line message naming the field if the
-    engine rejects the configuration.
+    ``sim::result::SimResult`` as JSON. Releases the GIL while running, and
+    runs Python's signal handlers every few milliseconds meanwhile.
+    Raises ``ValueError`` with a one-line message naming the field
+    (``"<path>: <problem>"``) if the engine rejects the configuration,
+    ``KeyboardInterrupt`` (or what another signal handler raised) if a
+    signal stopped the run, and :class:`EngineCrash` if the engine panicked.
     """
+
+def validate(config_json: str) -> None:
+    """Check a configuration as :func:`simulate` would, without running it.
+
+    Raises ``ValueError("<path>: <problem>")`` for the first problem, with
+    the scenario's field paths (``duration``, ``output.interval``,
+    ``bottleneck.rate``, ``bottleneck.buffer``, ``bottleneck.schedule[j].rate``,
+    ``flow``, ``flow[i].rtt``, ``flow[i].rtt_schedule[k].rtt``, ...);
+    ``"config: ..."`` if the JSON does not parse as a configuration.
+    """
+
+def limits() -> dict[str, int]:
+    """The engine's limits (crates/sim/src/limits.rs), by lower-case name:
+    ``max_duration_ns``, ``max_rate_bps``, ``max_buffer_bytes``,
+    ``max_rtt_ns``, ``max_flows`` (after ``count`` expansion),
+    ``max_series_rows`` ((duration // interval) * (flows + 1)),
+    ``max_link_segments`` (max rate over the schedule * duration //
+    (8e9 * (mss + wire_overhead)), with duration in ns), ``max_packet_bytes``
+    (mss + wire_overhead). A value equal to a limit is allowed."""
+
+def _crash_for_test() -> None:
+    """Test-only: panic inside the engine path as an engine bug would;
+    always raises :class:`EngineCrash`."""
 
 def cc_names() -> list[str]:
     """Names of the congestion controls compiled into the simulator."""

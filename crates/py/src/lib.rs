@@ -1,23 +1,72 @@
 //! `ccarena._core`: the simulator as seen from Python. Thin glue only —
 //! JSON in, JSON out, so the Python side (python/ccarena/) owns units,
-//! validation, metrics and files, and the Rust side owns the engine.
+//! files and the user-facing validation, and the Rust side owns the engine,
+//! its limits and its own gate (`sim::validate`).
+//!
+//! Around every engine call the glue (see [`engine_call`]):
+//! - releases the GIL, and every `STOP_POLL_EVENTS` events takes it back
+//!   for a moment to run Python's signal handlers, so that Ctrl-C stops a
+//!   run (KeyboardInterrupt) instead of waiting for its end;
+//! - turns a panic into [`EngineCrash`] (a RuntimeError carrying the panic
+//!   message and where it happened) instead of PyO3's PanicException (a
+//!   BaseException), and keeps the default panic hook's print off stderr
+//!   for panics inside the engine (others print as before).
 
-use pyo3::exceptions::PyValueError;
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(
+    _core,
+    EngineCrash,
+    PyRuntimeError,
+    "The simulator engine panicked: a bug in ccarena, not in the scenario. \
+     The message is the panic's, with the source location."
+);
 
 /// Run one simulation. `config_json` is a `sim::config::SimConfig` as JSON;
 /// returns a `sim::result::SimResult` as JSON. The GIL is released while
 /// the engine runs. Raises `ValueError` with the engine's one-line message
-/// (naming the offending field) if the configuration is rejected.
+/// (naming the offending field) if the configuration is rejected,
+/// `KeyboardInterrupt` (or whatever a signal handler raised) if a signal
+/// stopped the run, and `EngineCrash` if the engine panicked.
 #[pyfunction]
 fn simulate(py: Python<'_>, config_json: &str) -> PyResult<String> {
-    let config: sim::config::SimConfig = serde_json::from_str(config_json)
-        .map_err(|e| PyValueError::new_err(format!("config: {e}")))?;
-    let result = py
-        .allow_threads(|| sim::run(&config))
+    let config = parse(config_json)?;
+    // Ok(None) from the engine (stopped) becomes None: engine_call's interrupt.
+    let result = engine_call(py, |should_stop| sim::run_with(&config, should_stop).transpose())?
         .map_err(PyValueError::new_err)?;
-    serde_json::to_string(&result)
-        .map_err(|e| PyValueError::new_err(format!("result: cannot serialise: {e}")))
+    serde_json::to_string(&result).map_err(|e| PyValueError::new_err(format!("result: cannot serialise: {e}")))
+}
+
+/// Checks a configuration as `simulate` would, without running it: None,
+/// or `ValueError("<field path>: <problem>")` for the first problem.
+#[pyfunction]
+fn validate(config_json: &str) -> PyResult<()> {
+    sim::validate(&parse(config_json)?).map_err(PyValueError::new_err)
+}
+
+/// The engine's limits (crates/sim/src/limits.rs) by lower-case name,
+/// e.g. `"max_duration_ns"`, in the units their names end with.
+#[pyfunction]
+fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, value) in sim::limits::all() {
+        d.set_item(name, value)?;
+    }
+    Ok(d)
+}
+
+/// Test-only: panics inside the engine path exactly as an engine bug
+/// would, so that the front end's handling of `EngineCrash` can be tested.
+#[pyfunction]
+fn _crash_for_test(py: Python<'_>) -> PyResult<()> {
+    engine_call(py, |_| -> Option<()> { panic!("deliberate crash for a test (_core._crash_for_test)") })
 }
 
 /// Names of the congestion controls compiled into the simulator.
@@ -41,11 +90,84 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+fn parse(config_json: &str) -> PyResult<sim::config::SimConfig> {
+    serde_json::from_str(config_json).map_err(|e| PyValueError::new_err(format!("config: {e}")))
+}
+
+/// Runs `work` without the GIL, giving it a stop hook that runs Python's
+/// signal handlers; a panic becomes [`EngineCrash`], a signal handler's
+/// exception (KeyboardInterrupt) is raised once the engine has stopped.
+fn engine_call<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&mut dyn FnMut() -> bool) -> Option<T> + Send,
+) -> PyResult<T> {
+    install_quiet_panic_hook();
+    let mut interrupt: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| {
+        let mut should_stop = || match Python::with_gil(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                interrupt = Some(e);
+                true
+            }
+        };
+        IN_ENGINE.with(|f| f.set(true));
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| work(&mut should_stop)));
+        IN_ENGINE.with(|f| f.set(false));
+        outcome
+    });
+    match outcome {
+        Ok(Some(value)) => Ok(value),
+        Ok(None) => Err(interrupt.unwrap_or_else(|| PyKeyboardInterrupt::new_err("simulation stopped"))),
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            let at = PANIC_LOCATION.with(|l| l.borrow_mut().take());
+            Err(EngineCrash::new_err(match at {
+                Some(at) => format!("{message} (at {at})"),
+                None => message,
+            }))
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this thread is inside [`engine_call`]'s work.
+    static IN_ENGINE: Cell<bool> = const { Cell::new(false) };
+    /// Where the latest engine panic on this thread happened.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs (once per process) a panic hook that, for panics inside the
+/// engine, only records the location (EngineCrash reports it) instead of
+/// printing to stderr; every other panic goes to the previous hook.
+fn install_quiet_panic_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if IN_ENGINE.with(Cell::get) {
+                let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+                PANIC_LOCATION.with(|l| *l.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(limits, m)?)?;
+    m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(cc_names, m)?)?;
     m.add_function(wrap_pyfunction!(cc_params, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("EngineCrash", m.py().get_type::<EngineCrash>())?;
     Ok(())
 }

@@ -11,10 +11,26 @@
 //! that track packets find those in [`Bottleneck::pushed_out`], and the
 //! per-flow drop counts ([`Bottleneck::flow_drops`]) charge the flow whose
 //! packet was lost.
+//!
+//! Serialisation is continuous work: the link does `rate_bps` nanobits
+//! (10^-9 bit) of a packet per ns, so what it has serialised by any instant
+//! ([`Bottleneck::counters`]) is exact, a packet on the wire counting by the
+//! part already sent. In the simulator a rate change takes effect at its
+//! instant, also for the packet on the wire, whose end moves
+//! ([`Bottleneck::change_rate`]); so the bytes serialised over any interval
+//! never exceed the integral of the rate schedule over it (the capacity the
+//! results report).
+//!
+//! The live engine's delay line (crates/delayline) reuses this queue with
+//! its own older interface: [`Bottleneck::set_rate`] (a change takes effect
+//! from the next packet), `stats.tx_bytes` (whole packets) and
+//! [`Bottleneck::set_recording`] / [`Bottleneck::sojourn_samples_ns`]
+//! (every sojourn time kept: its real-time runs are short).
 
 use std::collections::VecDeque;
 
 use crate::config::{Aqm, BottleneckConfig};
+use crate::distribution::Distribution;
 use crate::packet::DataPacket;
 use crate::qdisc::drr::{Drr, Victim};
 use crate::qdisc::policer::TokenBucket;
@@ -61,31 +77,73 @@ pub struct Bottleneck {
     queue_bytes: u64,
     /// Per-flow bytes waiting (the BBQ paper's Fig. 10).
     flow_queue_bytes: Vec<u64>,
+    /// Per-flow packets waiting.
+    flow_queue_packets: Vec<u32>,
     /// Per-flow packets dropped here, for any reason.
     flow_drops: Vec<u64>,
     /// Queued packets the latest offer pushed out (fq only), oldest first.
     pushed_out: Vec<DataPacket>,
     /// The packet being serialised, if any.
-    on_wire: Option<DataPacket>,
-    /// Sub-nanosecond remainder of serialisation times, in bit-ns units
-    /// modulo the rate, so that long runs do not drift from the exact rate.
-    tx_remainder: u64,
-    recording: bool,
+    on_wire: Option<Transmission>,
+    /// Nanobits a finished packet still owed when its transmission ended on
+    /// a whole ns (less than one ns of work); the next packet serialises
+    /// them first, so that long runs do not drift from the exact rate.
+    tx_debt_nanobits: u64,
+    /// Whether sojourn times go into `sojourn_window`.
+    recording_window: bool,
+    /// Sojourn times (ns) of the packets that left the queue while
+    /// `recording_window` (the simulator's measurement window).
+    sojourn_window: Distribution,
+    /// Whether every sojourn time goes into `sojourn_samples_ns`.
+    recording_samples: bool,
+    /// The live delay line's sojourn times (ns), every one.
     sojourn_samples_ns: Vec<u64>,
+    /// Running totals (the live delay line reads them here); `tx_nanobits`
+    /// only up to `on_wire`'s `since_ns`: [`Bottleneck::counters`] adds
+    /// the part of the packet on the wire serialised since.
     pub stats: LinkCounters,
+}
+
+/// The packet on the wire and how much of it is left.
+#[derive(Clone, Copy, Debug)]
+struct Transmission {
+    pkt: DataPacket,
+    /// Start of the stretch serialised at `rate_bps` (the packet's start,
+    /// or the latest rate change), ns.
+    since_ns: u64,
+    /// The rate of this stretch, bit/s.
+    rate_bps: u64,
+    /// Work left at `since_ns`, nanobits (bit/s × ns).
+    left_nanobits: u64,
+    /// When the transmission ends at the current rate, ns.
+    end_ns: u64,
+}
+
+/// Nanobits in one byte (8 bits of 10^9 nanobits).
+const NANOBITS_PER_BYTE: u128 = 8 * 1_000_000_000;
+
+/// Whole bytes in `nanobits` (rounded down).
+pub fn nanobits_to_bytes(nanobits: u128) -> u64 {
+    (nanobits / NANOBITS_PER_BYTE) as u64
 }
 
 /// Running totals (the telemetry layer differences them).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkCounters {
+    /// Packets whose transmission has ended.
     pub tx_packets: u64,
+    /// Wire bytes of the packets whose transmission has ended.
     pub tx_bytes: u64,
+    /// Wire bits serialised, nanobits (10^-9 bit: rate in bit/s × ns),
+    /// including the part of the packet on the wire sent so far.
+    pub tx_nanobits: u128,
     /// Packets dropped, every reason (random loss, policer, queue).
     pub drops: u64,
     /// Of `drops`, those the policer dropped.
     pub policed: u64,
-    /// Sum and count of sojourn times of dequeued packets, ns.
-    pub sojourn_sum_ns: u64,
+    /// Sum and count of sojourn times of dequeued packets, ns (u128: a
+    /// day of 3·10^9 packets waiting seconds each would overflow u64).
+    pub sojourn_sum_ns: u128,
     pub sojourn_count: u64,
     pub max_queue_bytes: u64,
 }
@@ -112,11 +170,14 @@ impl Bottleneck {
             waiting,
             queue_bytes: 0,
             flow_queue_bytes: vec![0; n_flows],
+            flow_queue_packets: vec![0; n_flows],
             flow_drops: vec![0; n_flows],
             pushed_out: Vec::new(),
             on_wire: None,
-            tx_remainder: 0,
-            recording: false,
+            tx_debt_nanobits: 0,
+            recording_window: false,
+            sojourn_window: Distribution::default(),
+            recording_samples: false,
             sojourn_samples_ns: Vec::new(),
             stats: LinkCounters::default(),
         }
@@ -126,10 +187,36 @@ impl Bottleneck {
         self.rate_bps
     }
 
-    /// Takes effect from the next packet that starts serialising.
+    /// The rate becomes `rate_bps` at `now_ns`, also for the rest of the
+    /// packet on the wire: returns that packet's new end time, which
+    /// replaces the one [`Bottleneck::offer`] or [`Bottleneck::complete_tx`]
+    /// gave (the caller must ignore the old completion event).
+    pub fn change_rate(&mut self, now_ns: u64, rate_bps: u64) -> Option<u64> {
+        self.rate_bps = rate_bps;
+        let tx = self.on_wire.as_mut()?;
+        let done = tx.rate_bps * (now_ns - tx.since_ns);
+        self.stats.tx_nanobits += done as u128;
+        tx.left_nanobits -= done;
+        tx.since_ns = now_ns;
+        tx.rate_bps = rate_bps;
+        tx.end_ns = now_ns + tx.left_nanobits / rate_bps;
+        Some(tx.end_ns)
+    }
+
+    /// The live delay line's rule: the rate becomes `rate_bps` from the
+    /// next packet that starts serialising; the packet on the wire keeps
+    /// its rate and end.
     pub fn set_rate(&mut self, rate_bps: u64) {
         self.rate_bps = rate_bps;
-        self.tx_remainder = 0;
+    }
+
+    /// The running totals as of `now_ns` (not before the latest event).
+    pub fn counters(&self, now_ns: u64) -> LinkCounters {
+        let mut c = self.stats;
+        if let Some(tx) = &self.on_wire {
+            c.tx_nanobits += tx.rate_bps as u128 * (now_ns - tx.since_ns) as u128;
+        }
+        c
     }
 
     pub fn queue_bytes(&self) -> u64 {
@@ -153,11 +240,8 @@ impl Bottleneck {
 
     /// Packets of `flow` in the queue or on the wire.
     pub fn flow_packets(&self, flow: u32) -> u64 {
-        let on_wire = self.on_wire.is_some_and(|p| p.flow == flow) as u64;
-        match &self.waiting {
-            Waiting::Fifo { fifo, .. } => fifo.iter().filter(|p| p.flow == flow).count() as u64 + on_wire,
-            Waiting::Fair(drr) => drr.flow_len(flow as usize) as u64 + on_wire,
-        }
+        let on_wire = self.on_wire.is_some_and(|tx| tx.pkt.flow == flow) as u64;
+        self.flow_queue_packets[flow as usize] as u64 + on_wire
     }
 
     /// A packet arrives from a sender at `now_ns`.
@@ -193,6 +277,7 @@ impl Bottleneck {
                         Victim::Queued(v) => {
                             self.queue_bytes -= v.wire_bytes as u64;
                             self.flow_queue_bytes[v.flow as usize] -= v.wire_bytes as u64;
+                            self.flow_queue_packets[v.flow as usize] -= 1;
                             self.stats.drops += 1;
                             self.flow_drops[v.flow as usize] += 1;
                             self.pushed_out.push(v);
@@ -209,6 +294,7 @@ impl Bottleneck {
         }
         self.queue_bytes += pkt.wire_bytes as u64;
         self.flow_queue_bytes[pkt.flow as usize] += pkt.wire_bytes as u64;
+        self.flow_queue_packets[pkt.flow as usize] += 1;
         self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue_bytes);
         match &mut self.waiting {
             Waiting::Fifo { fifo, .. } => fifo.push_back(pkt),
@@ -220,9 +306,13 @@ impl Bottleneck {
     /// The packet on the wire has been fully transmitted at `now_ns`.
     /// Returns it, and the end time of the next transmission if one began.
     pub fn complete_tx(&mut self, now_ns: u64) -> (DataPacket, Option<u64>) {
-        let done = self.on_wire.take().expect("a transmission was in progress");
+        let tx = self.on_wire.take().expect("a transmission was in progress");
+        debug_assert_eq!(now_ns, tx.end_ns, "a stale completion");
+        let work = tx.rate_bps * (now_ns - tx.since_ns);
+        self.stats.tx_nanobits += work as u128;
+        self.tx_debt_nanobits = tx.left_nanobits - work;
         self.stats.tx_packets += 1;
-        self.stats.tx_bytes += done.wire_bytes as u64;
+        self.stats.tx_bytes += tx.pkt.wire_bytes as u64;
         let head = match &mut self.waiting {
             Waiting::Fifo { fifo, admission } => {
                 let head = fifo.pop_front();
@@ -236,18 +326,32 @@ impl Bottleneck {
         let next = head.map(|pkt| {
             self.queue_bytes -= pkt.wire_bytes as u64;
             self.flow_queue_bytes[pkt.flow as usize] -= pkt.wire_bytes as u64;
+            self.flow_queue_packets[pkt.flow as usize] -= 1;
             self.record_sojourn(now_ns - pkt.enqueued_ns);
             self.start_tx(now_ns, pkt)
         });
-        (done, next)
+        (tx.pkt, next)
     }
 
-    /// Keep every sojourn time from now on (inside the measurement window).
+    /// Record sojourn times into [`Self::sojourn_window`] from now on (the
+    /// simulator's measurement window), or stop.
+    pub fn record_window(&mut self, on: bool) {
+        self.recording_window = on;
+    }
+
+    /// Sojourn times (ns) of the packets that left the queue while
+    /// [`Self::record_window`] was on, in bounded memory.
+    pub fn sojourn_window(&mut self) -> &mut Distribution {
+        &mut self.sojourn_window
+    }
+
+    /// The live delay line's recording: keep every sojourn time from now on
+    /// in [`Self::sojourn_samples_ns`] (memory grows with the packets), or stop.
     pub fn set_recording(&mut self, on: bool) {
-        self.recording = on;
+        self.recording_samples = on;
     }
 
-    /// Sojourn times (ns) of the packets that left the queue while recording.
+    /// Every sojourn time (ns) recorded while [`Self::set_recording`] was on.
     pub fn sojourn_samples_ns(&mut self) -> &mut Vec<u64> {
         &mut self.sojourn_samples_ns
     }
@@ -259,20 +363,25 @@ impl Bottleneck {
     }
 
     fn record_sojourn(&mut self, ns: u64) {
-        self.stats.sojourn_sum_ns += ns;
+        self.stats.sojourn_sum_ns += ns as u128;
         self.stats.sojourn_count += 1;
-        if self.recording {
+        if self.recording_window {
+            self.sojourn_window.record(ns);
+        }
+        if self.recording_samples {
             self.sojourn_samples_ns.push(ns);
         }
     }
 
+    /// Puts `pkt` on the wire at `now_ns`; returns its end time. Duration
+    /// = work / rate rounded down to the ns; what the rounding leaves
+    /// undone is carried to the next packet (`tx_debt_nanobits`).
     fn start_tx(&mut self, now_ns: u64, pkt: DataPacket) -> u64 {
-        // duration = bits * 1e9 / rate, with the remainder carried over.
-        let num = pkt.wire_bytes as u64 * 8 * 1_000_000_000 + self.tx_remainder;
-        let rate = self.rate_bps.max(1);
-        self.tx_remainder = num % rate;
-        self.on_wire = Some(pkt);
-        now_ns + num / rate
+        let left_nanobits = pkt.wire_bytes as u64 * 8 * 1_000_000_000 + std::mem::take(&mut self.tx_debt_nanobits);
+        let rate_bps = self.rate_bps;
+        let end_ns = now_ns + left_nanobits / rate_bps;
+        self.on_wire = Some(Transmission { pkt, since_ns: now_ns, rate_bps, left_nanobits, end_ns });
+        end_ns
     }
 }
 
@@ -338,6 +447,67 @@ mod tests {
         assert_eq!(end, 12_112_000_000);
     }
 
+    fn tx_bytes(b: &Bottleneck, now_ns: u64) -> u64 {
+        nanobits_to_bytes(b.counters(now_ns).tx_nanobits)
+    }
+
+    #[test]
+    fn a_packet_on_the_wire_counts_by_the_part_already_serialised() {
+        let mut rng = SimRng::new(1);
+        let mut b = Bottleneck::new(&cfg(10 * 1514), 1, 1514);
+        // 1514 B at 100 Mbit/s: 121.12 us, 12.5 bytes per us.
+        assert_eq!(b.offer(1_000, pkt(0, 0), &mut rng), Offer::StartedTx(122_120));
+        assert_eq!(b.offer(1_000, pkt(0, 1), &mut rng), Offer::Queued);
+        assert_eq!(tx_bytes(&b, 1_000), 0);
+        assert_eq!(tx_bytes(&b, 41_000), 500);
+        assert_eq!(tx_bytes(&b, 122_120), 1514);
+        // A window [41 us, 161 us) sees 1014 bytes of the first packet and
+        // 486 of the second (38.88 us of it): the link's 1500 bytes in 120 us.
+        let from = b.counters(41_000).tx_nanobits;
+        let (_, next) = b.complete_tx(122_120);
+        assert_eq!(next, Some(243_240));
+        let to = b.counters(161_000).tx_nanobits;
+        assert_eq!(nanobits_to_bytes(to - from), 1500);
+        assert_eq!(nanobits_to_bytes(b.counters(161_000).tx_nanobits), 1514 + 486);
+        b.complete_tx(243_240);
+        // Idle: nothing more is counted.
+        assert_eq!(tx_bytes(&b, 10_000_000), 2 * 1514);
+    }
+
+    #[test]
+    fn a_rate_change_applies_to_the_rest_of_the_packet_on_the_wire() {
+        let mut rng = SimRng::new(1);
+        let mut b = Bottleneck::new(&cfg(10 * 1514), 1, 1514);
+        assert_eq!(b.offer(0, pkt(0, 0), &mut rng), Offer::StartedTx(121_120));
+        b.offer(0, pkt(0, 1), &mut rng);
+        // Half the packet (757 B) at 100 Mbit/s, then the link halves its
+        // rate: the other half takes twice as long.
+        assert_eq!(b.change_rate(60_560, 50_000_000), Some(60_560 + 121_120));
+        assert_eq!(tx_bytes(&b, 60_560), 757);
+        assert_eq!(tx_bytes(&b, 60_560 + 60_560), 757 + 378);
+        let (done, next) = b.complete_tx(181_680);
+        assert_eq!(done.seq, 0);
+        // The next packet starts at the new rate: 242.24 us.
+        assert_eq!(next, Some(181_680 + 242_240));
+        assert_eq!(tx_bytes(&b, 181_680), 1514);
+        // An idle link just changes its rate.
+        b.complete_tx(181_680 + 242_240);
+        assert_eq!(b.change_rate(1_000_000, 100_000_000), None);
+        assert_eq!(b.offer(1_000_000, pkt(0, 2), &mut rng), Offer::StartedTx(1_121_120));
+    }
+
+    #[test]
+    fn a_rate_change_at_the_end_of_a_packet_leaves_its_end_unmoved() {
+        let mut rng = SimRng::new(1);
+        let mut b = Bottleneck::new(&cfg(10 * 1514), 1, 1514);
+        assert_eq!(b.offer(0, pkt(0, 0), &mut rng), Offer::StartedTx(121_120));
+        // The change runs before the completion event of the same instant.
+        assert_eq!(b.change_rate(121_120, 1_000_000), Some(121_120));
+        let (_, next) = b.complete_tx(121_120);
+        assert_eq!(next, None);
+        assert_eq!(tx_bytes(&b, 121_120), 1514);
+    }
+
     #[test]
     fn random_loss_drops_the_configured_fraction() {
         let mut rng = SimRng::new(5);
@@ -388,7 +558,8 @@ mod tests {
         let (sent, _) = drain(&mut b, end, 1_000_000);
         assert!(sent[0].abs_diff(sent[1]) <= 3 * 1514, "{sent:?}");
         // The per-flow telemetry follows the queues.
-        assert_eq!(b.flow_queue_bytes(0), 2000 * 1514 - sent[0] - 1514 * b.on_wire.is_some_and(|p| p.flow == 0) as u64);
+        let on_wire_0 = b.on_wire.is_some_and(|tx| tx.pkt.flow == 0) as u64;
+        assert_eq!(b.flow_queue_bytes(0), 2000 * 1514 - sent[0] - 1514 * on_wire_0);
         assert_eq!(b.queue_bytes(), b.flow_queue_bytes(0) + b.flow_queue_bytes(1));
     }
 

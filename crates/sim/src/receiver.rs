@@ -7,8 +7,11 @@
 //! - otherwise hold the ACK for at most the delayed-ACK timeout (40 ms,
 //!   TCP_DELACK_MIN / TCP_ATO_MIN at HZ=1000; with bulk traffic Linux's
 //!   adaptive `ato` stays at this floor).
+//!
 //! Deviations: no receive-window limit (the sender is never window-limited:
 //! Linux autotuning grows rcvbuf beyond the BDPs we simulate), no GRO.
+
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::packet::{AckPacket, DataPacket, MAX_SACK_BLOCKS};
 
@@ -29,9 +32,14 @@ pub struct Receiver {
     flow: u32,
     mss: u32,
     rcv_nxt: u32,
-    ooo: Vec<OooRange>,
+    /// Out-of-order ranges, sorted by start, disjoint and not adjacent.
+    ooo: VecDeque<OooRange>,
     /// Monotonic counter ordering SACK blocks by recency.
     touches: u64,
+    /// Every range of `ooo` by its `touched` (to its start), so that an
+    /// ACK finds the most recently changed ranges in O(log ranges), not by
+    /// a look at every range (thousands after a burst of losses).
+    by_touch: BTreeMap<u64, u32>,
     /// Segments received in order since the last ACK we sent.
     unacked: u32,
     quickacks_left: u32,
@@ -60,8 +68,9 @@ impl Receiver {
             flow,
             mss,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
             touches: 0,
+            by_touch: BTreeMap::new(),
             unacked: 0,
             quickacks_left: QUICKACKS_AT_START,
             delack_deadline: None,
@@ -82,7 +91,7 @@ impl Receiver {
     pub fn on_data(&mut self, now_ns: u64, pkt: &DataPacket) -> RxAction {
         self.arrived_segments += 1;
         let seq = pkt.seq;
-        if seq < self.rcv_nxt || self.ooo.iter().any(|r| r.start <= seq && seq < r.end) {
+        if seq < self.rcv_nxt || self.holds(seq) {
             // Duplicate (a spurious retransmission): Linux ACKs at once (DSACK).
             return RxAction::Ack(self.make_ack(false, None));
         }
@@ -123,16 +132,23 @@ impl Receiver {
     fn advance(&mut self, to: u32) {
         let mut new_nxt = to;
         // Absorb out-of-order ranges that are now contiguous (ranges are
-        // sorted by start and disjoint).
-        while let Some(first) = self.ooo.first() {
+        // sorted by start and disjoint), removing them in one go.
+        while let Some(first) = self.ooo.front() {
             if first.start > new_nxt {
                 break;
             }
             new_nxt = new_nxt.max(first.end);
-            self.ooo.remove(0);
+            self.by_touch.remove(&first.touched);
+            self.ooo.pop_front();
         }
         self.delivered_bytes += (new_nxt - self.rcv_nxt) as u64 * self.mss as u64;
         self.rcv_nxt = new_nxt;
+    }
+
+    /// Whether an out-of-order range holds `seq`.
+    fn holds(&self, seq: u32) -> bool {
+        let i = self.ooo.partition_point(|r| r.end <= seq);
+        i < self.ooo.len() && self.ooo[i].start <= seq
     }
 
     /// Adds `seq` to the out-of-order set; returns the index of its range.
@@ -143,20 +159,31 @@ impl Receiver {
         // `pos` is the first range that ends at or after seq.
         if pos < self.ooo.len() && self.ooo[pos].end == seq {
             self.ooo[pos].end = seq + 1;
-            self.ooo[pos].touched = touched;
             if pos + 1 < self.ooo.len() && self.ooo[pos + 1].start == seq + 1 {
-                self.ooo[pos].end = self.ooo[pos + 1].end;
-                self.ooo.remove(pos + 1);
+                let next = self.ooo.remove(pos + 1).expect("checked");
+                self.by_touch.remove(&next.touched);
+                self.ooo[pos].end = next.end;
             }
-            return pos;
-        }
-        if pos < self.ooo.len() && self.ooo[pos].start == seq + 1 {
+        } else if pos < self.ooo.len() && self.ooo[pos].start == seq + 1 {
             self.ooo[pos].start = seq;
-            self.ooo[pos].touched = touched;
-            return pos;
+        } else {
+            self.ooo.insert(pos, OooRange { start: seq, end: seq + 1, touched });
         }
-        self.ooo.insert(pos, OooRange { start: seq, end: seq + 1, touched });
+        let r = &mut self.ooo[pos];
+        self.by_touch.remove(&r.touched);
+        r.touched = touched;
+        self.by_touch.insert(touched, r.start);
         pos
+    }
+
+    /// Up to `room` ranges other than `first`, most recently changed first.
+    fn most_recent(&self, first: Option<usize>, room: usize) -> impl Iterator<Item = usize> + '_ {
+        self.by_touch
+            .values()
+            .rev()
+            .map(|&start| self.ooo.partition_point(|r| r.start < start))
+            .filter(move |&i| Some(i) != first)
+            .take(room)
     }
 
     fn make_ack(&mut self, delayed: bool, first: Option<usize>) -> AckPacket {
@@ -170,11 +197,8 @@ impl Receiver {
         }
         if self.ooo.len() > n {
             // Remaining blocks, most recently changed first (RFC 2018).
-            let mut rest: Vec<&OooRange> =
-                self.ooo.iter().enumerate().filter(|(j, _)| Some(*j) != first).map(|(_, r)| r).collect();
-            rest.sort_by(|a, b| b.touched.cmp(&a.touched));
-            for r in rest.into_iter().take(MAX_SACK_BLOCKS - n) {
-                sacks[n] = (r.start, r.end);
+            for i in self.most_recent(first, MAX_SACK_BLOCKS - n) {
+                sacks[n] = (self.ooo[i].start, self.ooo[i].end);
                 n += 1;
             }
         }
@@ -219,6 +243,78 @@ mod tests {
         let RxAction::ArmDelack(t) = r.on_data(0, &seg(0)) else { panic!() };
         ack(r.on_data(1, &seg(1)));
         assert_eq!(r.on_delack_timer(t), None);
+    }
+
+    #[test]
+    fn with_many_holes_the_blocks_are_the_most_recently_changed() {
+        let mut r = Receiver::new(0, 1448);
+        // Every other segment from 2 on arrives, in a scrambled order: one
+        // hole each. The ACK of each carries its own block first, then the
+        // two ranges touched just before it.
+        let order: Vec<u32> = (0..500u32).map(|i| 2 + 2 * ((i * 37) % 500)).collect();
+        let mut seen = vec![];
+        for &seq in &order {
+            let a = ack(r.on_data(0, &seg(seq)));
+            assert_eq!(a.n_sacks as usize, (seen.len() + 1).min(3));
+            let mut want = vec![(seq, seq + 1)];
+            want.extend(seen.iter().rev().take(2).map(|&s: &u32| (s, s + 1)));
+            assert_eq!(&a.sacks[..a.n_sacks as usize], &want[..]);
+            seen.push(seq);
+        }
+        // Filling the first hole absorbs the range after it, up to the next
+        // hole (3); filling every hole delivers everything.
+        assert_eq!(ack(r.on_data(0, &seg(0))).cum_ack, 1);
+        assert_eq!(ack(r.on_data(0, &seg(1))).cum_ack, 3);
+        for seq in (3..1000).step_by(2) {
+            r.on_data(0, &seg(seq));
+        }
+        assert_eq!(r.rcv_nxt, 1001);
+        assert!(r.ooo.is_empty());
+    }
+
+    #[test]
+    fn sack_blocks_are_those_a_full_sort_by_recency_gives() {
+        // Random arrivals (reordered, duplicated, holes filled late), so
+        // that ranges are merged and delivered often and the latest changes
+        // do not always name enough current ranges.
+        let mut rng = crate::rng::SimRng::new(11);
+        let mut r = Receiver::new(0, 1448);
+        for _ in 0..20_000 {
+            // Mostly near the in-order point (ranges soon delivered, their
+            // changes going stale), sometimes far ahead (old ranges that
+            // only a look at every range finds).
+            let x = rng.next_f64();
+            let seq = r.rcv_nxt
+                + match x {
+                    _ if x < 0.3 => 0,
+                    _ if x < 0.9 => (rng.next_u64() % 20) as u32,
+                    _ => 500 + (rng.next_u64() % 5000) as u32,
+                };
+            let out_of_order = seq > r.rcv_nxt && !r.holds(seq);
+            let a = match r.on_data(0, &seg(seq)) {
+                RxAction::Ack(a) => a,
+                _ => continue,
+            };
+            // The reference: the arrival's own range first if it is new and
+            // out of order, then every other range by recency.
+            let own = out_of_order.then(|| r.ooo.iter().position(|x| x.start <= seq && seq < x.end).unwrap());
+            let mut rest: Vec<&OooRange> =
+                r.ooo.iter().enumerate().filter(|(j, _)| Some(*j) != own).map(|(_, x)| x).collect();
+            rest.sort_by_key(|x| std::cmp::Reverse(x.touched));
+            let want: Vec<(u32, u32)> = own
+                .map(|i| (r.ooo[i].start, r.ooo[i].end))
+                .into_iter()
+                .chain(rest.iter().map(|x| (x.start, x.end)))
+                .take(MAX_SACK_BLOCKS)
+                .collect();
+            assert_eq!(&a.sacks[..a.n_sacks as usize], &want[..]);
+            // The recency index lists exactly the current ranges.
+            let index: Vec<(u64, u32)> = r.by_touch.iter().map(|(&t, &s)| (t, s)).collect();
+            let mut ranges: Vec<(u64, u32)> = r.ooo.iter().map(|x| (x.touched, x.start)).collect();
+            ranges.sort_unstable();
+            assert_eq!(index, ranges);
+        }
+        assert!(r.rcv_nxt > 3000, "{}", r.rcv_nxt);
     }
 
     #[test]

@@ -19,7 +19,13 @@ pub struct SimResult {
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowResult {
-    /// Payload bytes delivered in order to the receiver inside the window.
+    /// Payload bytes delivered in order to the receiver inside the window:
+    /// counted at the instant the receiver's in-order point (`rcv_nxt`)
+    /// passes them, whole segments. This is goodput at the receiver, not
+    /// the link's view: over a window shorter than the path's delay it may
+    /// include bytes the link carried before the window opened (and exceed
+    /// the link's capacity for that window), and it excludes bytes still
+    /// in flight when the window closes.
     pub delivered_bytes_window: u64,
     /// Payload bytes delivered in order over the whole run.
     pub delivered_bytes_total: u64,
@@ -35,30 +41,40 @@ pub struct FlowResult {
     pub dropped_segments: u64,
     /// Data segments still in the network (queue or pipe) at the end.
     pub in_network_segments: u64,
-    /// RTT samples inside the window: mean and 95th percentile, us.
-    pub rtt_mean_us: f64,
-    pub rtt_p95_us: f64,
+    /// RTT samples taken inside the window: exact mean, µs; None (JSON
+    /// null) if the flow took no sample there.
+    pub rtt_mean_us: Option<f64>,
+    /// Their 95th percentile by nearest rank, µs, within
+    /// [`crate::distribution::RELATIVE_ERROR`] (< 0.1%) above the exact
+    /// value; None if no sample.
+    pub rtt_p95_us: Option<f64>,
     /// RTO expirations, whole run.
     pub rto_count: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct LinkResult {
-    /// Wire bytes the bottleneck transmitted inside the window.
+    /// Wire bytes the bottleneck serialised inside the window
+    /// `[measure_from, measure_to)`: each packet counts by the part of its
+    /// transmission that lies inside the window (at the rate in force while
+    /// it was on the wire), so this never exceeds `capacity_bytes_window`.
     pub tx_bytes_window: u64,
-    /// Wire bytes the bottleneck could have transmitted inside the window
-    /// (integral of the rate schedule).
+    /// Wire bytes the bottleneck could have serialised inside the window:
+    /// the integral of the rate schedule (the link applies a rate change at
+    /// its instant, also to the packet on the wire), rounded down.
     pub capacity_bytes_window: u64,
     /// Packets the bottleneck transmitted over the whole run.
     pub tx_packets_total: u64,
     /// Packets dropped inside the window.
     pub drops_window: u64,
     /// Queueing (sojourn) delay of packets leaving the queue inside the
-    /// window, us.
-    pub queue_delay_mean_us: f64,
-    pub queue_delay_p50_us: f64,
-    pub queue_delay_p95_us: f64,
-    pub queue_delay_p99_us: f64,
+    /// window, µs: exact mean, and nearest-rank percentiles within
+    /// [`crate::distribution::RELATIVE_ERROR`] (< 0.1%) above the exact
+    /// ones. None (JSON null) if no packet left the queue in the window.
+    pub queue_delay_mean_us: Option<f64>,
+    pub queue_delay_p50_us: Option<f64>,
+    pub queue_delay_p95_us: Option<f64>,
+    pub queue_delay_p99_us: Option<f64>,
     /// Largest queue occupancy seen, bytes (never above buffer_bytes).
     pub max_queue_bytes: u64,
 }
@@ -104,6 +120,61 @@ pub struct LinkSeries {
     pub drops: Vec<u64>,
     /// Link rate in force at the sample instant, bit/s.
     pub rate_bps: Vec<u64>,
-    /// Wire bytes transmitted during the interval.
+    /// Wire bytes serialised during the interval, a packet on the wire
+    /// across an interval's edge counting in part on each side (never above
+    /// the rate in force times the interval).
     pub tx_bytes: Vec<u64>,
+}
+
+impl FlowSeries {
+    /// Room for `rows` more rows in every column.
+    pub fn reserve(&mut self, rows: usize) {
+        let Self {
+            t_ns,
+            flow,
+            goodput_bps,
+            cwnd,
+            inflight,
+            pacing_rate_bps,
+            srtt_us,
+            rtt_us,
+            min_rtt_us,
+            ca_state,
+            cc_mode,
+            pacing_gain,
+            cwnd_gain,
+            bw_estimate_bps,
+            queue_bytes,
+            retransmits,
+        } = self;
+        t_ns.reserve_exact(rows);
+        flow.reserve_exact(rows);
+        goodput_bps.reserve_exact(rows);
+        cwnd.reserve_exact(rows);
+        inflight.reserve_exact(rows);
+        pacing_rate_bps.reserve_exact(rows);
+        srtt_us.reserve_exact(rows);
+        rtt_us.reserve_exact(rows);
+        min_rtt_us.reserve_exact(rows);
+        ca_state.reserve_exact(rows);
+        cc_mode.reserve_exact(rows);
+        pacing_gain.reserve_exact(rows);
+        cwnd_gain.reserve_exact(rows);
+        bw_estimate_bps.reserve_exact(rows);
+        queue_bytes.reserve_exact(rows);
+        retransmits.reserve_exact(rows);
+    }
+}
+
+impl LinkSeries {
+    /// Room for `rows` more rows in every column.
+    pub fn reserve(&mut self, rows: usize) {
+        let Self { t_ns, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
+        t_ns.reserve_exact(rows);
+        queue_bytes.reserve_exact(rows);
+        queue_delay_us.reserve_exact(rows);
+        drops.reserve_exact(rows);
+        rate_bps.reserve_exact(rows);
+        tx_bytes.reserve_exact(rows);
+    }
 }

@@ -1,8 +1,9 @@
 //! Telemetry: samples every flow and the bottleneck once per interval into
-//! column vectors ([`FlowSeries`], [`LinkSeries`]), and snapshots the
-//! counters at the edges of the measurement window.
+//! column vectors ([`FlowSeries`], [`LinkSeries`]). Memory grows with the
+//! number of samples (duration / interval × flows), never with packets;
+//! window statistics of per-packet samples are in [`crate::distribution`].
 
-use crate::bottleneck::{Bottleneck, LinkCounters};
+use crate::bottleneck::{nanobits_to_bytes, Bottleneck, LinkCounters};
 use crate::result::{FlowSeries, LinkSeries};
 use crate::tcp::SenderTelemetry;
 
@@ -30,8 +31,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(interval_ns: u64, n_flows: usize) -> Self {
-        Self { interval_ns, prev_flows: vec![FlowCounters::default(); n_flows], ..Default::default() }
+    /// A recorder for `samples` samples (duration / interval) of `n_flows`
+    /// flows; its columns are allocated once, at their final size.
+    pub fn new(interval_ns: u64, n_flows: usize, samples: usize) -> Self {
+        let mut r = Self { interval_ns, prev_flows: vec![FlowCounters::default(); n_flows], ..Default::default() };
+        r.flow_series.reserve(samples * n_flows);
+        r.link_series.reserve(samples);
+        r
     }
 
     /// Records one row per flow and one link row for the interval ending at
@@ -59,7 +65,7 @@ impl Recorder {
             fs.queue_bytes.push(snap.queue_bytes);
             fs.retransmits.push(snap.counters.retransmits - prev.retransmits);
         }
-        let now = link.stats;
+        let now = link.counters(now_ns);
         let prev = std::mem::replace(&mut self.prev_link, now);
         let ls = &mut self.link_series;
         let left = now.sojourn_count - prev.sojourn_count;
@@ -72,48 +78,6 @@ impl Recorder {
         });
         ls.drops.push(now.drops - prev.drops);
         ls.rate_bps.push(link.rate_bps());
-        ls.tx_bytes.push(now.tx_bytes - prev.tx_bytes);
-    }
-}
-
-/// Mean and nearest-rank percentiles of `samples` (sorted in place).
-pub struct Distribution {
-    pub mean: f64,
-    sorted: Vec<u64>,
-}
-
-impl Distribution {
-    pub fn new(mut samples: Vec<u64>) -> Self {
-        samples.sort_unstable();
-        let mean = if samples.is_empty() {
-            0.0
-        } else {
-            samples.iter().map(|&x| x as f64).sum::<f64>() / samples.len() as f64
-        };
-        Self { mean, sorted: samples }
-    }
-
-    /// The `p`-th percentile (0 < p <= 100) by nearest rank; 0 if empty.
-    pub fn percentile(&self, p: f64) -> f64 {
-        if self.sorted.is_empty() {
-            return 0.0;
-        }
-        let rank = ((p / 100.0) * self.sorted.len() as f64).ceil() as usize;
-        self.sorted[rank.clamp(1, self.sorted.len()) - 1] as f64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let d = Distribution::new((1..=100).rev().collect());
-        assert_eq!(d.mean, 50.5);
-        assert_eq!(d.percentile(50.0), 50.0);
-        assert_eq!(d.percentile(95.0), 95.0);
-        assert_eq!(d.percentile(100.0), 100.0);
-        assert_eq!(Distribution::new(vec![]).percentile(99.0), 0.0);
+        ls.tx_bytes.push(nanobits_to_bytes(now.tx_nanobits - prev.tx_nanobits));
     }
 }

@@ -20,9 +20,16 @@
 //! flow), so a greedy flow cannot take the buffer from the others.
 //! Longest-queue drop is a choice of the caller ([`crate::bottleneck`]),
 //! which frees room one packet at a time with [`Drr::push_out`].
+//!
+//! Cost per packet does not grow with the number of flows beyond
+//! O(log flows): the longest queue is kept in a tournament tree
+//! ([`LongestQueue`]), and a flow emptied by a push-out leaves the active
+//! list lazily (its entry goes stale and is skipped when it reaches the
+//! head) instead of being searched for.
 
 use std::collections::VecDeque;
 
+use super::longest::LongestQueue;
 use crate::packet::DataPacket;
 
 pub struct Drr {
@@ -30,12 +37,16 @@ pub struct Drr {
     quantum_bytes: u64,
     /// Waiting packets per flow (the flow index is the queue's key).
     queues: Vec<VecDeque<DataPacket>>,
-    /// Wire bytes waiting per flow.
-    bytes: Vec<u64>,
+    /// Wire bytes waiting per flow, and which flow has the most.
+    bytes: LongestQueue,
     /// Wire bytes each active flow may still send this round.
     deficit_bytes: Vec<u64>,
-    /// Flows with packets waiting, in service order: the head is served next.
-    active: VecDeque<u32>,
+    /// Flows with packets waiting, in service order (the head is served
+    /// next), as (flow, the flow's `joins` when it joined); an entry whose
+    /// count is not the flow's current one is stale (the flow left since).
+    active: VecDeque<(u32, u32)>,
+    /// Per flow, times it has joined the active list (wrapping).
+    joins: Vec<u32>,
 }
 
 /// What [`Drr::push_out`] dropped to make room.
@@ -54,19 +65,20 @@ impl Drr {
         Self {
             quantum_bytes: quantum_bytes as u64,
             queues: (0..n_flows).map(|_| VecDeque::new()).collect(),
-            bytes: vec![0; n_flows],
+            bytes: LongestQueue::new(n_flows),
             deficit_bytes: vec![0; n_flows],
             active: VecDeque::with_capacity(n_flows),
+            joins: vec![0; n_flows],
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.active.is_empty()
+        self.queues.iter().all(VecDeque::is_empty)
     }
 
     /// Wire bytes of `flow` waiting.
     pub fn flow_bytes(&self, flow: usize) -> u64 {
-        self.bytes[flow]
+        self.bytes.bytes(flow)
     }
 
     /// Packets of `flow` waiting.
@@ -78,20 +90,30 @@ impl Drr {
         let f = pkt.flow as usize;
         if self.queues[f].is_empty() {
             self.deficit_bytes[f] = self.quantum_bytes;
-            self.active.push_back(pkt.flow);
+            self.joins[f] = self.joins[f].wrapping_add(1);
+            self.active.push_back((pkt.flow, self.joins[f]));
         }
-        self.bytes[f] += pkt.wire_bytes as u64;
+        self.bytes.set(f, self.bytes.bytes(f) + pkt.wire_bytes as u64);
         self.queues[f].push_back(pkt);
     }
 
     /// The next packet to send, in DRR order.
     pub fn dequeue(&mut self) -> Option<DataPacket> {
         loop {
-            let f = *self.active.front()? as usize;
+            let (flow, joined) = *self.active.front()?;
+            let f = flow as usize;
+            if joined != self.joins[f] || self.queues[f].is_empty() {
+                self.active.pop_front(); // stale: the flow left since
+                continue;
+            }
             let size = self.queues[f].front().expect("an active flow has packets").wire_bytes as u64;
             if size <= self.deficit_bytes[f] {
                 self.deficit_bytes[f] -= size;
-                return Some(self.pop_head(f));
+                let pkt = self.pop_head(f);
+                if self.queues[f].is_empty() {
+                    self.active.pop_front();
+                }
+                return Some(pkt);
             }
             self.deficit_bytes[f] += self.quantum_bytes;
             self.active.rotate_left(1);
@@ -104,30 +126,26 @@ impl Drr {
     /// against the lowest flow index (deterministic).
     pub fn push_out(&mut self, arriving: &DataPacket) -> Victim {
         let own = arriving.flow as usize;
-        let mut longest = own;
-        let mut most = self.bytes[own] + arriving.wire_bytes as u64;
-        for (f, &b) in self.bytes.iter().enumerate() {
-            if b > most {
-                (longest, most) = (f, b);
-            }
-        }
+        let own_bytes = self.bytes.bytes(own) + arriving.wire_bytes as u64;
+        let longest = match self.bytes.longest() {
+            // Strictly more than the arrival's flow with the arrival; the
+            // lowest index among equals (the tree's tie rule).
+            Some((f, most)) if most > own_bytes => f,
+            _ => own,
+        };
         if self.queues[longest].is_empty() {
             return Victim::Arrival;
         }
+        // If this empties the flow, its active entry goes stale.
         Victim::Queued(self.pop_head(longest))
     }
 
-    /// Removes the head of `f`'s queue; `f` leaves the active list if that
-    /// empties it.
+    /// Removes the head of `f`'s queue. If that empties it, the flow has
+    /// left the active list: its entry there is stale from now on (the
+    /// caller pops it if it is the head).
     fn pop_head(&mut self, f: usize) -> DataPacket {
         let pkt = self.queues[f].pop_front().expect("the flow has packets");
-        self.bytes[f] -= pkt.wire_bytes as u64;
-        if self.queues[f].is_empty() {
-            // Usually the head of the list (dequeue); any position after a
-            // push-out.
-            let at = self.active.iter().position(|&x| x as usize == f).expect("a flow with packets is active");
-            self.active.remove(at);
-        }
+        self.bytes.set(f, self.bytes.bytes(f) - pkt.wire_bytes as u64);
         pkt
     }
 }

@@ -4,11 +4,13 @@
 //!   packet may join the single FIFO; the FIFO itself and its
 //!   serialisation at link rate live in [`crate::bottleneck`].
 //! - [`drr`] replaces the FIFO with per-flow queues served by Deficit
-//!   Round Robin (`aqm = "fq"`); its admission is longest-queue drop.
+//!   Round Robin (`aqm = "fq"`); its admission is longest-queue drop,
+//!   which [`longest`] finds in O(log flows).
 //! - [`policer`] is a token bucket in front of either.
 
 pub mod droptail;
 pub mod drr;
+pub mod longest;
 pub mod policer;
 pub mod red;
 

@@ -119,7 +119,7 @@ pub struct Scoreboard {
 impl Default for Scoreboard {
     fn default() -> Self {
         Self {
-            segs: VecDeque::with_capacity(1024),
+            segs: VecDeque::new(),
             una: 0,
             ts_head: NIL,
             ts_tail: NIL,

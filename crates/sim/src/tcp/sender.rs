@@ -30,6 +30,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::XmitTimer;
 use super::SenderTelemetry;
+use crate::distribution::Distribution;
 use crate::packet::{AckPacket, DataPacket};
 use cc_native::{CaState, CongestionOps, TcpSock};
 
@@ -92,8 +93,10 @@ pub struct TcpSender {
     pub(super) sack_scratch: Vec<(u32, u32)>,
     pub(super) stats: SenderStats,
     pub(super) last_rtt_us: u32,
+    /// Whether RTT samples go into `rtt_window`.
     pub(super) rtt_recording: bool,
-    pub(super) rtt_samples: Vec<u32>,
+    /// RTT samples (µs) taken while recording (the measurement window).
+    pub(super) rtt_window: Distribution,
 }
 
 /// Counters for the results.
@@ -154,7 +157,7 @@ impl TcpSender {
             stats: SenderStats::default(),
             last_rtt_us: 0,
             rtt_recording: false,
-            rtt_samples: Vec::new(),
+            rtt_window: Distribution::default(),
         }
     }
 
@@ -255,14 +258,14 @@ impl TcpSender {
         }
     }
 
-    /// Record every RTT sample from now on (or stop).
+    /// Record RTT samples from now on (or stop).
     pub fn set_rtt_recording(&mut self, on: bool) {
         self.rtt_recording = on;
     }
 
-    /// The RTT samples (µs) recorded so far; the caller drains them.
-    pub fn rtt_samples(&mut self) -> &mut Vec<u32> {
-        &mut self.rtt_samples
+    /// The RTT samples (µs) recorded so far.
+    pub fn rtt_window(&mut self) -> &mut Distribution {
+        &mut self.rtt_window
     }
 
     /// Segments ever sent for the first time (Linux's `snd_nxt` / mss).
@@ -338,7 +341,7 @@ impl TcpSender {
     pub(super) fn record_rtt(&mut self, rtt_us: u32) {
         self.last_rtt_us = rtt_us;
         if self.rtt_recording {
-            self.rtt_samples.push(rtt_us);
+            self.rtt_window.record(rtt_us as u64);
         }
     }
 

@@ -1,0 +1,107 @@
+"""`make bench-memory`: peak memory of a long, fast run. One BBR flow on a
+10 Gbit/s bottleneck (10 ms base RTT, a buffer of 1 BDP, the default 100 ms
+output interval) for 60 s and for 600 s of simulated time, each in a fresh
+child process, so that every figure is that run's alone.
+
+The engine's memory must not grow with the number of packets simulated:
+its statistics are streaming estimators and its queues are bounded by the
+buffer and the windows, so only the telemetry (one row per interval) grows
+with the duration. Targets: 60 s below 150 MB, 600 s below 200 MB.
+
+Per run the child prints, as peak RSS (ru_maxrss) high-water marks:
+- before: the interpreter with ccarena imported and the scenario resolved;
+- engine: after `_core.simulate` returned (the engine's peak, and the result
+  JSON text it hands over);
+- decode: after `json.loads` of that text (the front end's first step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: Simulated durations, s.
+DURATIONS_S = (60, 600)
+#: Peak RSS targets, MB (10^6 bytes), per duration.
+TARGET_MB = {60: 150, 600: 200}
+
+CHILD = """
+import json, resource, sys, time
+from ccarena import _core, load_scenario
+
+def peak_kib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+scenario = load_scenario(json.loads(sys.argv[1]))
+config = json.dumps(scenario.config)
+before = peak_kib()
+t0 = time.perf_counter()
+text = _core.simulate(config)
+engine_s = time.perf_counter() - t0
+engine = peak_kib()
+raw = json.loads(text)
+decode = peak_kib()
+print(json.dumps({
+    "engine_s": engine_s,
+    "before_kib": before,
+    "engine_kib": engine,
+    "decode_kib": decode,
+    "result_bytes": len(text),
+    "packets": raw["link"]["tx_packets_total"],
+    "events": raw["events"],
+    "goodput_gbps": raw["flows"][0]["delivered_bytes_window"] * 8
+        / ((scenario.config["measure_to_ns"] - scenario.config["measure_from_ns"]) / 1e9) / 1e9,
+}))
+"""
+
+
+def scenario(duration_s: int) -> dict:
+    return {
+        "duration": f"{duration_s}s",
+        "seed": 1,
+        "bottleneck": {"rate": "10Gbit", "buffer": "1bdp", "aqm": "droptail"},
+        "flow": [{"cc": "bbr", "rtt": "10ms"}],
+    }
+
+
+def run(duration_s: int) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(scenario(duration_s))],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    return json.loads(proc.stdout)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("durations", nargs="*", type=int, default=list(DURATIONS_S), help="simulated seconds")
+    args = parser.parse_args()
+    print("scenario: 1 BBR flow, 10 Gbit/s, 10 ms RTT, 1 BDP droptail buffer, 100 ms output interval")
+    failed = False
+    for duration_s in args.durations:
+        r = run(duration_s)
+        mb = lambda kib: kib * 1024 / 1e6  # noqa: E731 - KiB (ru_maxrss on Linux) to MB
+        peak = mb(r["decode_kib"])
+        target = TARGET_MB.get(duration_s)
+        verdict = "" if target is None else (f" (target < {target} MB: " + ("ok)" if peak < target else "MISSED)"))
+        failed |= target is not None and peak >= target
+        print(
+            f"{duration_s:4d} s simulated: {r['engine_s']:6.1f} s wall, {r['packets']:,} packets, "
+            f"{r['goodput_gbps']:.2f} Gbit/s goodput; peak RSS {peak:.1f} MB{verdict} "
+            f"[interpreter + ccarena {mb(r['before_kib']):.1f} MB, after the engine {mb(r['engine_kib']):.1f} MB, "
+            f"after decoding its {r['result_bytes'] / 1e3:,.0f} kB of JSON {peak:.1f} MB]",
+            flush=True,
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

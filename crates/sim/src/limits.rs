@@ -1,0 +1,117 @@
+//! The engine's limits: the largest scenario it promises to run correctly
+//! and in the memory of an ordinary machine. [`crate::validate`] enforces
+//! them, and the Python front end reads the same values (`_core.limits()`)
+//! to reject a scenario with the field's name before it reaches Rust.
+//!
+//! Each limit says why it is where it is. They are not tuning knobs: raise
+//! one only with the arithmetic or the memory it protects.
+
+/// Simulated time, ns: one day. Times are u64 ns (584 years), so this
+/// is not about overflow but about sense: nobody waits for a longer run, and
+/// at the rates where the segment limit ([`MAX_LINK_SEGMENTS`]) does not bind
+/// first, a day is already ~10^7 RTTs.
+pub const MAX_DURATION_NS: u64 = 86_400 * 1_000_000_000;
+
+/// Bottleneck rate (initial and every scheduled one), bit/s: 1 Tbit/s. A
+/// full packet still takes 12 ns to serialise, so integer-ns transmission
+/// times keep their meaning; beyond any single link the BBR literature
+/// studies (400 Gbit/s Ethernet is the fastest deployed).
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
+
+/// Bottleneck buffer, bytes: 4 GiB, i.e. 2.8M full packets. Every packet
+/// the buffer holds costs ~100 bytes of engine state (its queue entry and
+/// its sender's scoreboard entry), so a full buffer stays under ~300 MB;
+/// and 10 BDP at 10 Gbit/s x 200 ms (2.5 GB) still fits.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
+
+/// A flow's base RTT (initial and every scheduled one), ns: 10 s. Longer
+/// than any real path (a geostationary satellite hop is ~600 ms), far below
+/// where Linux's µs RTT fields overflow (`srtt_us` is kept << 3 in a u32:
+/// 536 s) or the 120-s RTO cap would fire before every ACK.
+pub const MAX_RTT_NS: u64 = 10 * 1_000_000_000;
+
+/// Simulated flows, after `count` expansion: 100,000. A flow costs a few
+/// KB of engine state and result (measured at 10 Gbit/s: 10,000 flows for
+/// 2 s add 87 MB to the interpreter's RSS, 100,000 flows for 1 s 360 MB,
+/// 600 MB once Python has decoded the result), and a flow index is a u32.
+pub const MAX_FLOWS: u64 = 100_000;
+
+/// Telemetry rows: (duration / interval) samples × (flows + 1) rows (one
+/// per flow and one for the link): 8 million. The whole result crosses to
+/// Python as JSON and is decoded there; measured peak RSS per row (1 ms-
+/// scale intervals, 11 flows, 2.2M and 4.4M rows): ~160 bytes when the
+/// engine returns (its columns and the JSON text, ~70 bytes a row), ~490
+/// bytes after `json.loads`, ~650 bytes through `ccarena run` (tables,
+/// parquet). 8M rows thus peak near 5.2 GB through the CLI, so that the
+/// two such runs `ccarena reproduce` may hold at once on a 2-core, 24-GB
+/// machine still leave half of it free.
+pub const MAX_SERIES_ROWS: u64 = 8_000_000;
+
+/// Full-size segments the bottleneck can carry in one run, at the largest
+/// rate the scenario gives it (initial or scheduled) for the whole duration:
+/// 3 × 2^30. Segment numbers are u32 per flow (as Linux's sequence space,
+/// but in segments and without wrap-around), and a flow's highest segment
+/// is at most what the link carried plus its window; 2^30 of headroom is
+/// far above any window ([`MAX_BUFFER_BYTES`] holds < 2^22 packets). At
+/// 10 Gbit/s this allows 65 minutes, at 100 Gbit/s 6.5 minutes.
+pub const MAX_LINK_SEGMENTS: u64 = 3 << 30;
+
+/// Bytes of one packet on the wire (payload + headers): the largest IPv4
+/// packet. Keeps per-packet arithmetic (bits × 10^9) inside u64.
+pub const MAX_PACKET_BYTES: u64 = 65_535;
+
+/// Every limit by its name in lower case (the keys of `_core.limits()`).
+pub fn all() -> [(&'static str, u64); 8] {
+    [
+        ("max_duration_ns", MAX_DURATION_NS),
+        ("max_rate_bps", MAX_RATE_BPS),
+        ("max_buffer_bytes", MAX_BUFFER_BYTES),
+        ("max_rtt_ns", MAX_RTT_NS),
+        ("max_flows", MAX_FLOWS),
+        ("max_series_rows", MAX_SERIES_ROWS),
+        ("max_link_segments", MAX_LINK_SEGMENTS),
+        ("max_packet_bytes", MAX_PACKET_BYTES),
+    ]
+}
+
+/// Telemetry rows a run of `duration_ns` sampled every `interval_ns`
+/// produces with `flows` flows (what [`MAX_SERIES_ROWS`] bounds).
+pub fn series_rows(duration_ns: u64, interval_ns: u64, flows: u64) -> u128 {
+    (duration_ns / interval_ns.max(1)) as u128 * (flows as u128 + 1)
+}
+
+/// Full-size segments a link at `max_rate_bps` carries in `duration_ns`
+/// (what [`MAX_LINK_SEGMENTS`] bounds), rounded down.
+pub fn link_segments(max_rate_bps: u64, duration_ns: u64, packet_bytes: u64) -> u128 {
+    max_rate_bps as u128 * duration_ns as u128 / (8 * 1_000_000_000 * packet_bytes.max(1) as u128)
+}
+
+// The limits agree with each other and with the engine's arithmetic,
+// checked when the crate compiles.
+const _: () = {
+    // The headroom of the segment limit covers a full buffer.
+    assert!(MAX_BUFFER_BYTES / 1514 < 1 << 30);
+    assert!(MAX_LINK_SEGMENTS + (1 << 30) <= 1 << 32);
+    // A full packet at the largest rate takes at least a nanosecond.
+    assert!(1514 * 8 * 1_000_000_000 / MAX_RATE_BPS >= 1);
+    // The end of the run plus the largest RTT and the largest RTO back-off
+    // (120 s) cannot overflow.
+    assert!(MAX_DURATION_NS.checked_add(MAX_RTT_NS + 120 * 1_000_000_000).is_some());
+    // The largest packet's nanobits plus a carried remainder fit u64.
+    assert!((MAX_PACKET_BYTES * 8 * 1_000_000_000).checked_add(MAX_RATE_BPS).is_some());
+    // 10,000-flow scenarios (the example) are allowed.
+    assert!(MAX_FLOWS >= 10_000);
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_and_segment_counts() {
+        // 120 s at 100 ms with two flows: 1200 samples of 3 rows.
+        assert_eq!(series_rows(120_000_000_000, 100_000_000, 2), 3600);
+        // 10 Gbit/s for 1 s: 825,627 full packets of 1514 bytes.
+        assert_eq!(link_segments(10_000_000_000, 1_000_000_000, 1514), 825_627);
+    }
+}
