@@ -36,8 +36,8 @@ MANY = registry.names()
 WORKER_MARK = "worker_main"
 
 
-def _session(sid: int) -> list[tuple[int, str]]:
-    """Live (not zombie) processes of session ``sid``: (pid, command line)."""
+def _live_processes() -> list[tuple[int, int, int, str]]:
+    """Every live (not zombie) process: (pid, parent pid, session, command line)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -47,27 +47,20 @@ def _session(sid: int) -> list[tuple[int, str]]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue  # exited while we looked
-        state, _ppid, _pgrp, session = stat[stat.rindex(")") + 2 :].split()[:4]
-        if int(session) == sid and state not in ("Z", "X"):
-            found.append((int(entry), cmdline))
+        state, ppid, _pgrp, session = stat[stat.rindex(")") + 2 :].split()[:4]
+        if state not in ("Z", "X"):
+            found.append((int(entry), int(ppid), int(session), cmdline))
     return found
+
+
+def _session(sid: int) -> list[tuple[int, str]]:
+    """Live processes of session ``sid``: (pid, command line)."""
+    return [(pid, cmd) for pid, _, session, cmd in _live_processes() if session == sid]
 
 
 def _children(pid: int) -> list[tuple[int, str]]:
     """Live workers whose parent is ``pid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        state, ppid = stat[stat.rindex(")") + 2 :].split()[:2]
-        if int(ppid) == pid and state not in ("Z", "X") and WORKER_MARK in cmdline:
-            found.append((int(entry), cmdline))
-    return found
+    return [(p, cmd) for p, ppid, _, cmd in _live_processes() if ppid == pid and WORKER_MARK in cmd]
 
 
 class _Started:

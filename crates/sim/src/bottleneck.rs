@@ -391,16 +391,7 @@ mod tests {
     use crate::config::Aqm;
 
     fn cfg(buffer_bytes: u64) -> BottleneckConfig {
-        BottleneckConfig {
-            rate_bps: 100_000_000,
-            buffer_bytes,
-            aqm: Aqm::Droptail,
-            red: None,
-            fq: None,
-            policer: None,
-            loss: 0.0,
-            schedule: vec![],
-        }
+        BottleneckConfig::droptail(100_000_000, buffer_bytes)
     }
 
     fn pkt(flow: u32, seq: u32) -> DataPacket {

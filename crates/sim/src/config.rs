@@ -60,6 +60,14 @@ pub struct BottleneckConfig {
     pub schedule: Vec<RateChange>,
 }
 
+impl BottleneckConfig {
+    /// A droptail link and nothing else (no AQM, policer, loss or schedule):
+    /// where tests start, changing the fields they exercise.
+    pub fn droptail(rate_bps: u64, buffer_bytes: u64) -> Self {
+        Self { rate_bps, buffer_bytes, aqm: Aqm::Droptail, red: None, fq: None, policer: None, loss: 0.0, schedule: vec![] }
+    }
+}
+
 /// The queue discipline: how packets wait and which one is dropped.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

@@ -436,16 +436,7 @@ mod tests {
             interval_ns: 100 * MS,
             mss: 1448,
             wire_overhead: 66,
-            bottleneck: BottleneckConfig {
-                rate_bps: 100_000_000,
-                buffer_bytes: 2_000_000,
-                aqm: Aqm::Droptail,
-                red: None,
-                fq: None,
-                policer: None,
-                loss: 0.0,
-                schedule: vec![],
-            },
+            bottleneck: BottleneckConfig::droptail(100_000_000, 2_000_000),
             flows,
         };
         let with = |mut c: SimConfig, change: &dyn Fn(&mut SimConfig)| {

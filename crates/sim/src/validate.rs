@@ -169,16 +169,7 @@ mod tests {
             interval_ns: 100_000_000,
             mss: 1448,
             wire_overhead: 66,
-            bottleneck: BottleneckConfig {
-                rate_bps: 100_000_000,
-                buffer_bytes: 1_000_000,
-                aqm: Aqm::Droptail,
-                red: None,
-                fq: None,
-                policer: None,
-                loss: 0.0,
-                schedule: vec![],
-            },
+            bottleneck: BottleneckConfig::droptail(100_000_000, 1_000_000),
             flows: vec![FlowConfig {
                 cc: "reno".into(),
                 rtt_ns: 10_000_000,

@@ -1,7 +1,7 @@
 //! Helpers shared by the whole-engine tests (each file in tests/ is its
 //! own crate and includes this module).
 
-use sim::config::{Aqm, BottleneckConfig, FlowConfig, SimConfig};
+use sim::config::{BottleneckConfig, FlowConfig, SimConfig};
 
 /// ns per ms and per s.
 pub const MS: u64 = 1_000_000;
@@ -30,16 +30,7 @@ pub fn scenario(flows: Vec<FlowConfig>, rate_bps: u64, buffer_bytes: u64) -> Sim
         interval_ns: 100 * MS,
         mss: 1448,
         wire_overhead: 66,
-        bottleneck: BottleneckConfig {
-            rate_bps,
-            buffer_bytes,
-            aqm: Aqm::Droptail,
-            red: None,
-            fq: None,
-            policer: None,
-            loss: 0.0,
-            schedule: vec![],
-        },
+        bottleneck: BottleneckConfig::droptail(rate_bps, buffer_bytes),
         flows,
     }
 }
