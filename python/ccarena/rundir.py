@@ -25,13 +25,12 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import signals
 from .errors import ScenarioError
 
 #: The file that marks a directory as ccarena's (run or experiment). It
@@ -169,7 +168,7 @@ def atomic_dir(out: Path) -> Iterator[Path]:
         yield tmp
         mark(tmp)  # whatever the caller did inside, the result is marked
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700
-        with _signals_held():
+        with signals.held():  # a signal finds either the old run or the new one
             _swap_into_place(tmp, out)
     except BaseException:
         # By name, not by variable: a signal may land between mkdtemp and
@@ -177,20 +176,6 @@ def atomic_dir(out: Path) -> Iterator[Path]:
         for leftover in out.parent.glob(f".{glob.escape(out.name)}.tmp-{os.getpid()}-*"):
             shutil.rmtree(leftover, ignore_errors=True)
         raise
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM/SIGHUP back (main thread) while the directories
-    are swapped, so that a signal finds either the old run or the new one."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def check_owned_file(path: Path, first_line: str) -> None:

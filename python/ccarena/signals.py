@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 #: The signals a command turns into exceptions.
@@ -61,3 +62,19 @@ def trap() -> Callable[[], None]:
             signal.signal(sig, old)
 
     return restore
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Hold the :data:`HANDLED` signals back (in the main thread; elsewhere
+    nothing) while the block runs, so that a step which must not be cut in
+    two — swapping run directories, unregistering congestion controls —
+    finishes first; a signal that came meanwhile is delivered after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(HANDLED))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from .. import signals
 from . import owners, prereqs, struct_ops
 from .build import build
 from .errors import KernelError
@@ -134,12 +135,11 @@ def registered(names: Iterable[Spec] = ()) -> Iterator[Registrations]:
         yield regs
     finally:
         _SESSION.reset(token)
-        blocked = _block_signals()
-        try:
-            problems = regs.release()
-        finally:
-            restore()
-            _unblock_signals(blocked)
+        with signals.held():
+            try:
+                problems = regs.release()
+            finally:
+                restore()
         for p in problems:
             print(f"ccarena: warning: could not unregister {p}", file=sys.stderr)
 
@@ -148,7 +148,7 @@ _TERMINATION = (signal.SIGTERM, signal.SIGHUP)
 
 
 def _raise_exit(signum: int, _frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
+    raise signals.Terminated(signum)  # a SystemExit(128 + signum)
 
 
 def _trap_termination() -> Callable[[], None]:
@@ -164,17 +164,6 @@ def _trap_termination() -> Callable[[], None]:
             signal.signal(sig, handler)
 
     return restore
-
-
-def _block_signals() -> set[signal.Signals] | None:
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *_TERMINATION})
-
-
-def _unblock_signals(previous: set[signal.Signals] | None) -> None:
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 # ------------------------------------------------------------ acquire/release

@@ -35,8 +35,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-#: The signals a live run defers.
-DEFERRED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+from .. import signals
+
+#: The signals a live run defers: the ones a command turns into exceptions.
+DEFERRED = signals.HANDLED
 #: How often a blocking wait looks at the recorded signal (s).
 POLL_S = 0.05
 
