@@ -129,6 +129,10 @@ def _config_beyond(field: str, limits: dict) -> tuple[dict, str]:
     if field == "flows":
         config["flows"] = config["flows"] * (limits["max_flows"] + 1)
         return config, "flow"
+    if field == "segments":
+        config["bottleneck"]["rate_bps"] = limits["max_rate_bps"]
+        config["duration_ns"] = config["measure_to_ns"] = 60 * 1_000_000_000
+        return config, "duration"
     raise AssertionError(field)
 
 
@@ -146,10 +150,13 @@ def _doc_beyond(field: str, limits: dict) -> dict:
         doc["output"] = {"interval": "1ns"}
     elif field == "flows":
         doc["flow"] = [dict(doc["flow"][0], count=10_000)] * (limits["max_flows"] // 10_000 + 1)
+    elif field == "segments":  # 60 s at the largest rate: more packets than segment numbers hold
+        doc["bottleneck"]["rate"] = f"{limits['max_rate_bps']}bit"
+        doc["duration"] = "60s"
     return doc
 
 
-@pytest.mark.parametrize("field", ["duration", "rate", "buffer", "rtt", "rows", "flows"])
+@pytest.mark.parametrize("field", ["duration", "rate", "buffer", "rtt", "rows", "flows", "segments"])
 def test_python_and_the_engine_reject_the_same_field_past_a_limit(field):
     limits = engine_limits()
     with pytest.raises(ScenarioError) as python:
