@@ -5,7 +5,7 @@
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]  (root)
     ccarena live cleanup
     ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...]
-    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick]
+    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live]
     ccarena reproduce --list
 
 Any problem with the input is one line on stderr,
@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="write DIR/NAME/report.md, figures and results.json (default: runs/reproduce)")
     rep.add_argument("--jobs", type=int, metavar="N", help="simulations in parallel (default: the number of cores)")
     rep.add_argument("--quick", action="store_true", help="short runs and sweeps, one seed: a smoke test")
+    rep.add_argument("--live", action="store_true",
+                     help="also repeat the runs each experiment marks for it on the live engine (root) and "
+                          "report what real Linux gives")
     return parser
 
 
@@ -160,9 +163,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .experiments.reproduce import INDEX, REPORT, check_outputs, reproduce
 
     check_outputs(names, args.out, index=everything)
+    if args.live:
+        from .experiments.reproduce import check_live
+
+        check_live([registry.get(n) for n in names], args.quick)
     started = time.perf_counter()
-    print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}", file=sys.stderr, flush=True)
-    done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything)
+    print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}{' with live runs' if args.live else ''}",
+          file=sys.stderr, flush=True)
+    done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live)
     for exp, rep in done:
         print(f"{exp.name}: {exp.figure}")
         print(report.plain_table(rep.comparisons))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from .framework import Outcome
+from .framework import LIVE_PREFIX, Outcome, RunSpec
 
 #: Telemetry the time-series figures use.
 GOODPUT_COLUMNS = ("goodput_mbps",)
@@ -22,6 +22,19 @@ def key(cc: str, seed: int, **point: object) -> str:
 
 def runs_of(outcomes: Mapping[str, Outcome], cc: str, seeds: Sequence[int], **point: object) -> list[Outcome]:
     return [outcomes[key(cc, seed, **point)] for seed in seeds]
+
+
+def live_of(outcomes: Mapping[str, Outcome], cc: str, seed: int, **point: object) -> Outcome | None:
+    """The live run of a point (``reproduce --live``), or None without --live."""
+    return outcomes.get(LIVE_PREFIX + key(cc, seed, **point))
+
+
+def summary_only(specs: Sequence[RunSpec], cc: str, seed: int) -> list[RunSpec]:
+    """The specs of ``cc`` at ``seed`` with no telemetry columns: what an
+    experiment repeats live (``Experiment.live``) when its live rows need
+    only the summary."""
+    wanted = [s for s in specs if s.key == key(cc, seed)]
+    return [RunSpec(s.key, s.scenario) for s in wanted]
 
 
 def values(runs: Sequence[Outcome], measure: Callable[[Outcome], float]) -> list[float]:

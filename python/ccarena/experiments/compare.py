@@ -87,6 +87,15 @@ def ours_only(quantity: str, ours: str, spread_text: str = "", note: str = "") -
     return Comparison(quantity=quantity, paper="-", ours=ours, spread=spread_text, agrees=None, reason=note)
 
 
+def live(quantity: str, live_text: str, sim_text: str, note: str = "") -> Comparison:
+    """A number measured on real Linux by ``reproduce --live`` in this
+    run, next to the simulator's for the same scenario and seed. One live
+    run is not judged (rule 3); the row is evidence for the others'
+    reasons."""
+    return Comparison(quantity=f"live Linux (--live): {quantity}", paper="-", ours=f"{live_text} (simulated: {sim_text})",
+                      agrees=None, reason=note)
+
+
 def bound(
     quantity: str, paper: str, values: Sequence[float], limit: float, *, below: bool, tol: float = 0.0,
     scale: float = 100, fmt: str = ".1f", unit: str = "%", where: str = "", reason: str = "",

@@ -283,9 +283,14 @@ class Result:
     figures: tuple[Figure, ...]
     sections: tuple[tuple[str, str], ...]
     numbers: Mapping[str, float]
+    #: Live runs measured in this run (``--live``): their keys. Such a
+    #: report is not reproducible byte for byte (real Linux is not
+    #: deterministic); the rest of it is.
+    live_runs: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, experiment: Experiment, paper: str, report: Report, quick: bool) -> Result:
+    def of(cls, experiment: Experiment, paper: str, report: Report, quick: bool,
+           live_runs: Sequence[str] = ()) -> Result:
         return cls(
             experiment=experiment.name,
             figure=experiment.figure,
@@ -297,6 +302,7 @@ class Result:
             figures=tuple(report.figures),
             sections=tuple(report.sections),
             numbers=MappingProxyType(dict(report.numbers)),
+            live_runs=tuple(live_runs),
         )
 
     @property
@@ -332,10 +338,26 @@ class Experiment:
     summary: str
     runs: Callable[[bool], Sequence[RunSpec]]
     analyse: Analyse
+    #: The runs to repeat on the live engine (real Linux TCP, our
+    #: algorithms as BPF) when ``ccarena reproduce --live`` asks (rule 5):
+    #: their outcomes reach ``analyse`` under ``LIVE_PREFIX + key``, and
+    #: never otherwise, so that reports without --live stay byte-identical.
+    live: Callable[[bool], Sequence[RunSpec]] | None = None
 
     def specs(self, quick: bool) -> list[RunSpec]:
-        specs = list(self.runs(quick))
-        keys = [s.key for s in specs]
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"{self.name}: duplicate run keys")
-        return specs
+        return _unique(self.name, self.runs(quick))
+
+    def live_specs(self, quick: bool) -> list[RunSpec]:
+        return _unique(self.name, self.live(quick)) if self.live is not None else []
+
+
+#: Where live outcomes sit among an experiment's outcomes: ``outcomes["live/" + key]``.
+LIVE_PREFIX = "live/"
+
+
+def _unique(name: str, specs: Sequence[RunSpec]) -> list[RunSpec]:
+    specs = list(specs)
+    keys = [s.key for s in specs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{name}: duplicate run keys")
+    return specs

@@ -54,6 +54,13 @@ def markdown(result: Result) -> str:
             "below are not a reproduction of the paper.",
             "",
         ]
+    if result.live_runs:
+        parts += [
+            f"> **Includes {len(result.live_runs)} live run(s)** (`--live`: real Linux TCP, our algorithms as "
+            "BPF, measured by this command): the rows that cite them will differ from run to run; the "
+            "simulated rows do not.",
+            "",
+        ]
     if result.setup:
         parts += ["## Setup", ""] + [f"- {line}" for line in result.setup] + [""]
     parts += ["## Paper vs ccarena", "", comparison_table(result.rows), ""]
@@ -83,6 +90,7 @@ def results_json(result: Result) -> str:
         "experiment": result.experiment,
         "figure": result.figure,
         "quick": result.quick,
+        **({"live_runs": list(result.live_runs)} if result.live_runs else {}),
         "numbers": {k: clean(v) for k, v in sorted(result.numbers.items())},
         "comparisons": [
             {"quantity": c.quantity, "paper": c.paper, "ours": c.ours, "range": c.spread, "agrees": c.agrees}

@@ -5,6 +5,12 @@ All the runs of all the requested experiments go into one process pool
 run one experiment at a time, each writing DIR/NAME/ atomically:
 report.md, results.json and its PNGs. `all` also writes DIR/index.md,
 a section per paper.
+
+With ``live`` (``ccarena reproduce --live``), the runs each experiment
+marks for it (:attr:`Experiment.live`) are then repeated on the live
+engine, one at a time, and the analyses see them next to the simulations
+(keys ``live/...``): what a report says about real Linux is measured by
+that command, never written into the source.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from pathlib import Path
 
 from ..rundir import atomic_dir, check_owned_file, check_target, write_file_atomic
 from . import registry, report, runner
-from .framework import Experiment, Outcome, Report, Result
+from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result
 
 REPORT = "report.md"
 RESULTS = "results.json"
@@ -45,6 +51,35 @@ def run_experiments(
     return per_experiment
 
 
+def run_live_experiments(
+    experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool
+) -> dict[str, list[str]]:
+    """Run every experiment's live specs on the testbed, one after the
+    other, adding them to ``outcomes`` under ``live/KEY``; the keys run,
+    per experiment."""
+    todo = [(exp, spec) for exp in experiments for spec in exp.live_specs(quick)]
+    ran: dict[str, list[str]] = {exp.name: [] for exp in experiments}
+    for i, (exp, spec) in enumerate(todo, 1):
+        print(f"ccarena: [live {i}/{len(todo)}] {exp.name}/{spec.key}", file=sys.stderr, flush=True)
+        outcome = runner.run_live(spec, log=lambda line: print(line, file=sys.stderr, flush=True))
+        outcome.key = LIVE_PREFIX + spec.key
+        outcomes[exp.name][outcome.key] = outcome
+        ran[exp.name].append(outcome.key)
+    return ran
+
+
+def check_live(experiments: Sequence[Experiment], quick: bool) -> None:
+    """Fail before anything runs when --live cannot be honoured: no live
+    runs among these experiments, or no testbed on this host."""
+    if not any(exp.live_specs(quick) for exp in experiments):
+        from ..errors import ScenarioError
+
+        raise ScenarioError("--live", "none of these experiments has live runs (see docs/experiments.md)")
+    from ..live.engine import check_prerequisites
+
+    check_prerequisites()
+
+
 def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Report:
     """Run one experiment and analyse it without writing anything or
     drawing figures: its numbers and comparison rows (what tests pin).
@@ -55,12 +90,14 @@ def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Repor
     return exp.analyse(outcomes, None, quick)
 
 
-def write_experiment(exp: Experiment, outcomes: dict[str, Outcome], out: Path, quick: bool) -> tuple[Report, Result]:
+def write_experiment(
+    exp: Experiment, outcomes: dict[str, Outcome], out: Path, quick: bool, live_runs: Sequence[str] = ()
+) -> tuple[Report, Result]:
     """Analyse and write DIR/NAME/ (all or nothing): report.md and
     results.json, both rendered from the experiment's :class:`Result`."""
     with atomic_dir(out / exp.name) as tmp:
         rep = exp.analyse(outcomes, tmp, quick)
-        result = Result.of(exp, registry.paper_of(exp.name).key, rep, quick)
+        result = Result.of(exp, registry.paper_of(exp.name).key, rep, quick, live_runs)
         (tmp / REPORT).write_text(report.markdown(result), encoding="utf-8")
         (tmp / RESULTS).write_text(report.results_json(result), encoding="utf-8")
     return rep, result
@@ -82,20 +119,25 @@ def reproduce(
     quick: bool = False,
     jobs: int | None = None,
     index: bool = False,
+    live: bool = False,
     progress: runner.Progress | None = stderr_progress,
 ) -> list[tuple[Experiment, Report]]:
     """Run, analyse and write the named experiments under ``out``; with
-    ``index``, also ``out/index.md``. Unknown names raise ScenarioError
-    before anything runs."""
+    ``index``, also ``out/index.md``; with ``live``, also their live runs.
+    Unknown names, unwritable outputs and (with ``live``) a host without
+    the testbed raise ScenarioError before anything runs."""
     experiments = [registry.get(name) for name in names]
     check_outputs(names, out, index=index)
+    if live:
+        check_live(experiments, quick)
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
+    live_runs = run_live_experiments(experiments, outcomes, quick=quick) if live else {}
     done = []
     results = []
     for exp in experiments:
-        rep, result = write_experiment(exp, outcomes[exp.name], out, quick)
+        rep, result = write_experiment(exp, outcomes[exp.name], out, quick, live_runs.get(exp.name, ()))
         done.append((exp, rep))
         results.append(result)
     if index:

@@ -85,7 +85,24 @@ def run_one(spec: RunSpec) -> Outcome:
     from ..api import run
 
     started = time.perf_counter()
-    result = run(spec.scenario)
+    return outcome_of(spec, run(spec.scenario), started)
+
+
+def run_live(spec: RunSpec, log: Callable[[str], None]) -> Outcome:
+    """Run one spec on the live engine (real Linux TCP, our algorithms as
+    BPF; root, holds the testbed) and keep what its analysis asked for.
+    The live engine writes the simulator's schema; what it cannot observe
+    (e.g. the bandwidth estimate of a BPF algorithm) is null, NaN here."""
+    from ..live.engine import load_live_scenario, run_live as run_on_testbed
+
+    started = time.perf_counter()
+    scenario = load_live_scenario(dict(spec.scenario))
+    result = run_on_testbed(scenario, log=log)
+    return outcome_of(spec, result, started)
+
+
+def outcome_of(spec: RunSpec, result: Any, started: float) -> Outcome:
+    """Reduce a finished run (an api/live ``Result``) to its :class:`Outcome`."""
     n_flows = len(result.summary["flows"])
     t_s = np.zeros(0)
     flow: dict[str, np.ndarray] = {}

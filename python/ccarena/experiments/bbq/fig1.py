@@ -18,7 +18,7 @@ import numpy as np
 from . import paper
 from .paper import LABEL
 from .. import compare, traces
-from ..common import DEEP_COLUMNS, key, mean, runs_of, values
+from ..common import DEEP_COLUMNS, key, live_of, mean, runs_of, summary_only, values
 from ..figures import Line, Panel, time_panels
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
@@ -55,6 +55,12 @@ def runs(quick: bool) -> list[RunSpec]:
             flows = _flows(v)
             specs.append(RunSpec(key(v.name, seed), paper.scenario(flows, quick=quick, seed=seed)))
     return specs
+
+
+def live_runs(quick: bool) -> list[RunSpec]:
+    """``--live`` repeats BBR's and BBQ's first seed on real Linux."""
+    specs = runs(quick)
+    return [s for v in VARIANTS for s in summary_only(specs, v.name, paper.SEEDS[0])]
 
 
 def bdp_packets(rtt_ms: float, rate_mbps: float = 100.0) -> float:
@@ -119,9 +125,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     ablation_note = (
         f"With Linux 4.9's cwnd and pacing (no ACK-aggregation allowance, no 1% pacing margin; rows below) "
         f"our queue is {abl_delay['bbr-linux49']:.1f} ms with BBR and {abl_delay['bbq-linux49']:.1f} ms with BBQ, "
-        "so those two differences between the kernels do not explain the gap either. Whether real Linux "
-        "agrees is not measured by this run: a live comparison needs an opt-in `--live` pass (a later task), "
-        "so no live number is quoted here."
+        "so those two differences between the kernels do not explain the gap either. "
+        + _live_note(outcomes, per)
     )
     bbr_delay_reason = (
         f"the standing queue in our BBR run ({b['queue_pkts']:.0f} packets on average) is "
@@ -181,6 +186,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                                 f"{100 * abl_share['bbq-linux49']:.0f}%"
                                 f" instead of {100 * mean(s_short['bbq']):.0f}%.")),
     ]
+    rep.comparisons += _live_rows(outcomes, per)
     rep.setup += [
         f"As in the paper's Fig. 1 (Sec. I: \"the 10-ms RTT flow, when running alone in the beginning, delivers at "
         f"full bandwidth\"), the 10 ms flow starts at 0 s and the 50 ms flow joins at {LONG_START_S} s (the paper "
@@ -200,6 +206,31 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             paper_fig = "the paper's Fig. 1" if cc == "bbr" else "BBQ on Fig. 1's scenario (compare Fig. 13)"
             rep.figures.append(Figure(name, f"{paper_fig}: goodput per flow (100 ms bins) and queueing delay"))
     return rep
+
+
+def _live_rows(outcomes: Mapping[str, Outcome], per: Mapping[str, list[Outcome]]) -> list:
+    rows = []
+    for cc in CCS:
+        live = live_of(outcomes, cc, paper.SEEDS[0])
+        if live is not None:
+            sim = per[cc][0]
+            rows.append(compare.live(
+                f"{LABEL[cc]} 10 ms share, queueing delay (seed {paper.SEEDS[0]})",
+                f"{100 * live.share(0):.1f}%, {live.queue_delay_mean_ms:.1f} ms",
+                f"{100 * sim.share(0):.1f}%, {sim.queue_delay_mean_ms:.1f} ms"))
+    return rows
+
+
+def _live_note(outcomes: Mapping[str, Outcome], per: Mapping[str, list[Outcome]]) -> str:
+    """What real Linux gave in this run's --live pass, or where to get it."""
+    live = {cc: live_of(outcomes, cc, paper.SEEDS[0]) for cc in CCS}
+    if any(r is None for r in live.values()):
+        return "Whether real Linux agrees is measured by `ccarena reproduce bbq-fig1 --live` (root), not by this run."
+    parts = [f"{LABEL[cc]} {100 * r.share(0):.1f}% / {r.queue_delay_mean_ms:.1f} ms (simulated "
+             f"{100 * per[cc][0].share(0):.1f}% / {per[cc][0].queue_delay_mean_ms:.1f} ms)"
+             for cc, r in live.items() if r is not None]
+    return ("Real Linux on this host (the --live pass of this run, our algorithms as BPF, seed 1's scenario) gives "
+            "the 10 ms flow and the queue " + "; ".join(parts) + ".")
 
 
 def _half(xs: list[float]) -> float:
@@ -228,4 +259,5 @@ EXPERIMENT = Experiment(
     summary="BBR 10 ms vs 50 ms on 100 Mbit/s: goodput over time; BBQ on the same pair (share, queueing delay)",
     runs=runs,
     analyse=analyse,
+    live=live_runs,
 )

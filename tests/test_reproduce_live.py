@@ -1,0 +1,117 @@
+"""`ccarena reproduce --live`: experiments repeat the runs they mark on
+the live engine and their reports quote what real Linux gave in that
+command (rule 5 of docs/experiments.md), never a number in the source.
+
+The analysis side needs no root: a live outcome is injected. The testbed
+side runs one short live run (root, delay line built; skipped otherwise).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import os
+
+import pytest
+
+from ccarena.experiments import registry, report
+from ccarena.experiments.framework import LIVE_PREFIX, Experiment, Report, Result, RunSpec
+from conftest import run_cli
+
+#: The module (ccarena.experiments exports a function of the same name).
+reproduce = importlib.import_module("ccarena.experiments.reproduce")
+FIG13 = "bbq-fig13"
+
+
+@pytest.fixture(scope="module")
+def fig13_quick():
+    exp = registry.get(FIG13)
+    return exp, reproduce.run_experiments([exp], quick=True, jobs=1)[FIG13]
+
+
+def _with_live(outcomes, share_short: float):
+    """The simulated BBQ seed-1 outcome, relabelled as a live one whose
+    10 ms flow had ``share_short``."""
+    sim = outcomes["bbq/seed=1"]
+    summary = json.loads(json.dumps(sim.summary))
+    summary["flows"][0]["share"] = share_short
+    summary["flows"][1]["share"] = 1 - share_short
+    live = dataclasses.replace(sim, key=LIVE_PREFIX + "bbq/seed=1", summary=summary)
+    return {**outcomes, live.key: live}
+
+
+def test_fig13_marks_its_headline_run_for_live():
+    specs = registry.get(FIG13).live_specs(quick=False)
+    assert [s.key for s in specs] == ["bbq/seed=1"]
+    sim = {s.key: s for s in registry.get(FIG13).specs(quick=False)}
+    # The same scenario as the simulated run, without the telemetry only the simulator has.
+    assert specs[0].scenario == sim["bbq/seed=1"].scenario
+    assert specs[0].flow_columns == () and specs[0].link_columns == ()
+
+
+def test_live_row_and_reason_quote_the_live_run(fig13_quick):
+    exp, outcomes = fig13_quick
+    rep = exp.analyse(_with_live(outcomes, 0.3141), None, True)
+    live_rows = [c for c in rep.comparisons if c.quantity.startswith("live Linux")]
+    assert len(live_rows) == 1
+    assert live_rows[0].ours.startswith("31.4%") and live_rows[0].agrees is None
+    split = next(c for c in rep.comparisons if c.quantity == "BBQ: 10 ms flow goodput")
+    assert "31.4%" in split.reason and "--live pass" in split.reason
+
+
+def test_without_live_no_live_row_and_the_reason_says_how(fig13_quick):
+    exp, outcomes = fig13_quick
+    rep = exp.analyse(outcomes, None, True)
+    assert not [c for c in rep.comparisons if c.quantity.startswith("live Linux")]
+    split = next(c for c in rep.comparisons if c.quantity == "BBQ: 10 ms flow goodput")
+    assert "ccarena reproduce bbq-fig13 --live" in split.reason
+
+
+def test_report_flags_live_runs(fig13_quick):
+    exp, outcomes = fig13_quick
+    rep = exp.analyse(_with_live(outcomes, 0.3), None, True)
+    with_live = Result.of(exp, "bbq", rep, True, ["live/bbq/seed=1"])
+    without = Result.of(exp, "bbq", exp.analyse(outcomes, None, True), True)
+    assert "Includes 1 live run(s)" in report.markdown(with_live)
+    assert json.loads(report.results_json(with_live))["live_runs"] == ["live/bbq/seed=1"]
+    assert "live run" not in report.markdown(without)
+    assert "live_runs" not in json.loads(report.results_json(without))
+
+
+def test_live_with_no_live_runs_is_refused_before_anything_runs(tmp_path):
+    out = tmp_path / "out"
+    done = run_cli("reproduce", "bbq-fig17", "--quick", "--live", "--out", out)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "ccarena: error: --live: none of these experiments has live runs (see docs/experiments.md)"]
+    assert not out.exists()
+
+
+# --- on the testbed ----------------------------------------------------------
+
+from test_live import DELAYLINE, clean_host  # noqa: E402,F401  (fixture)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="live runs need root")
+@pytest.mark.skipif(not DELAYLINE.exists(), reason="delay line not built (make build)")
+def test_live_pass_runs_marked_specs_on_the_testbed(clean_host):
+    """A 6-s experiment: its marked run goes to the live engine, comes
+    back under live/KEY with the live engine's summary, and the testbed
+    is clean afterwards (clean_host)."""
+    scenario = {
+        "duration": "6s", "seed": 1, "measure": {"from": "2s"},
+        "bottleneck": {"rate": "20Mbit", "buffer": "200KB", "aqm": "droptail"},
+        "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "bbr", "rtt": "30ms"}],
+    }
+    spec = RunSpec("bbr/seed=1", scenario, ("goodput_mbps", "pacing_gain"))
+    exp = Experiment("test-live", "-", "-", runs=lambda quick: [spec], analyse=lambda o, d, q: Report(),
+                     live=lambda quick: [spec])
+    outcomes = reproduce.run_experiments([exp], quick=True, jobs=1)
+    ran = reproduce.run_live_experiments([exp], outcomes, quick=True)
+    assert ran == {"test-live": ["live/bbr/seed=1"]}
+    live = outcomes["test-live"]["live/bbr/seed=1"]
+    assert live.summary["engine"] == "live"
+    assert sum(f["goodput_mbps"] for f in live.flows) > 10  # the 20 Mbit/s link carried the two flows
+    # The columns asked for, one row per flow, as for a simulated run.
+    assert live.flow["goodput_mbps"].shape[0] == 2 and live.flow["pacing_gain"].shape == live.flow["goodput_mbps"].shape
