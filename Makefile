@@ -30,7 +30,7 @@ DELAYLINE := target/release/delayline
 # Anything that changes the native module; Python sources are installed
 # editable by maturin and need no rebuild.
 NATIVE_SOURCES := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
-	$(shell find crates cc -path crates/delayline -prune -o -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Cargo.toml' \) -print 2>/dev/null)
+	$(shell find crates cc tests/cc -path crates/delayline -prune -o -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Cargo.toml' \) -print 2>/dev/null)
 
 NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344

@@ -112,7 +112,8 @@
  *       expires; the paper found it no better than BBR.
  *
  * ---------------------------------------------------------------- state
- * Two fields in the 4 bytes struct bbr leaves free (BBR_EXT_FIELDS):
+ * Two fields in the 4 bytes struct bbr leaves free (BBR_EXT_FIELDS; the
+ * state stays in icsk_ca_priv, as BBR's):
  * the minimum RTT of the current round (us, 31 bits: 35 minutes) and the
  * queue verdict of the last finished round.
  *
@@ -142,19 +143,7 @@
  */
 #include "ccarena_compat.h"
 
-/* Hooks into bbr_core.h (prototypes first: they are expanded inside it). */
-static inline u32 bbq_phase_len_us(struct sock *sk);
-static inline bool bbq_probe_until_inflight(struct sock *sk);
-static inline bool bbq_drain_until_bdp(struct sock *sk);
-static inline void bbq_update_queue(struct sock *sk,
-				    const struct rate_sample *rs);
-static inline void bbq_init(struct sock *sk);
-
-#define BBR_HOOK_PHASE_LEN_US(sk) bbq_phase_len_us(sk)
-#define BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk) bbq_probe_until_inflight(sk)
-#define BBR_HOOK_DRAIN_UNTIL_BDP(sk) bbq_drain_until_bdp(sk)
-#define BBR_HOOK_UPDATE_MODEL(sk, rs) bbq_update_queue(sk, rs)
-#define BBR_HOOK_INIT(sk) bbq_init(sk)
+/* BBQ's state: appended to struct bbr, in the 4 bytes it leaves free. */
 #define BBR_EXT_FIELDS							\
 	u32 bbq_round_min_rtt_us:31, /* us, min RTT sample this round */ \
 	    bbq_queue:1;	     /* last round: a persistent queue */
@@ -171,15 +160,11 @@ enum bbq_param {
 	BBQ_PARAM_BETA_PPM,
 	/* 1: the paper's first cut (drain to one BDP) instead of BBQ. */
 	BBQ_PARAM_FIRST_CUT,
-	BBQ_PARAM_COUNT
 };
 
 #define BBQ_ALPHA_US_DEFAULT (3 * USEC_PER_MSEC)
 #define BBQ_BETA_PPM_DEFAULT 10000
 #define BBQ_FIRST_CUT_DEFAULT 0
-
-_Static_assert(BBQ_PARAM_COUNT <= CCA_MAX_PARAMS,
-	       "BBQ's parameters must fit the BPF override array");
 
 static inline bool bbq_first_cut(struct sock *sk)
 {
@@ -259,6 +244,15 @@ static inline void bbq_init(struct sock *sk)
 	bbr->bbq_round_min_rtt_us = BBQ_NO_RTT;
 	bbr->bbq_queue = 0;
 }
+
+/* Where BBQ differs from BBR (every other hook: BBR's behaviour). */
+static const struct bbr_hooks bbr_hooks = {
+	.init = bbq_init,
+	.update_model = bbq_update_queue,
+	.phase_len_us = bbq_phase_len_us,
+	.probe_until_inflight = bbq_probe_until_inflight,
+	.drain_until_bdp = bbq_drain_until_bdp,
+};
 
 CCA_PARAMS(bbq, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(BBQ_PARAM_ALPHA_US, "alpha_us", BBQ_ALPHA_US_DEFAULT)

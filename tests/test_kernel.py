@@ -489,14 +489,15 @@ print(json.dumps({**sampled, "bytes": received[0], "seconds": time.monotonic() -
 """
 
 
-@needs_kernel
-def test_bpf_bbr_carries_real_traffic_in_a_namespace(tmp_path: Path, untouched_kernel: None) -> None:
-    ns = _ns_name("lo")
+def one_flow(tmp_path: Path, spec: str, tag: str) -> tuple[str, dict]:
+    """Register spec for the block and run _ONE_FLOW with it for 1.5 s in
+    a namespace of its own: the kernel name and the flow's sample."""
+    ns = _ns_name(tag)
     script = tmp_path / "one_flow.py"
     script.write_text(_ONE_FLOW)
-    with kernel.registered(["bbr@ccarena"]) as regs, netns(ns):
-        cc = regs["bbr@ccarena"]
-        assert cc == "cc_bbr"
+    with kernel.registered([spec]) as regs, netns(ns):
+        cc = regs[spec]
+        assert cc in available()
         res = subprocess.run(
             ["ip", "netns", "exec", ns, sys.executable, str(script), cc, "1.5"],
             capture_output=True,
@@ -505,7 +506,13 @@ def test_bpf_bbr_carries_real_traffic_in_a_namespace(tmp_path: Path, untouched_k
             check=False,
         )
         assert res.returncode == 0, res.stderr
-    sample = json.loads(res.stdout)
+    return cc, json.loads(res.stdout)
+
+
+@needs_kernel
+def test_bpf_bbr_carries_real_traffic_in_a_namespace(tmp_path: Path, untouched_kernel: None) -> None:
+    cc, sample = one_flow(tmp_path, "bbr@ccarena", "lo")
+    assert cc == "cc_bbr"
     assert sample["cc"] == "cc_bbr"
     # The kernel runs our map for it: its refcount is 1 + the sockets using it.
     refs = [

@@ -71,46 +71,87 @@
  *    fields, as in Linux's struct bbr).
  *
  * ---------------------------------------------------- reuse by derivatives
- * Why a header of static inline functions with macro hooks, rather than a
- * library with function pointers: a BPF program cannot call through
- * function pointers and every CC must be one self-contained object, so the
- * shared code is compiled into each derivative, and the points where a
- * derivative differs are resolved at compile time. A derivative
- * (cc/bbq.c, ...) does:
+ * The extension contract. Why a header of static inline functions rather
+ * than a library: a BPF program cannot call through function pointers and
+ * every CC must be one self-contained object, so the shared code is
+ * compiled into each derivative and the points where a derivative differs
+ * are resolved at compile time. A derivative (cc/bbq.c is the worked
+ * example; tests/cc/bbr_big.c sets every hook) declares three things:
  *
- *     #include "ccarena_compat.h"                       // struct sock
- *     static inline u32 bbq_phase_len_us(struct sock *sk); // prototypes
- *     #define BBR_HOOK_PHASE_LEN_US(sk) bbq_phase_len_us(sk)
- *     #define BBR_EXT_FIELDS u32 bbq_round_min_rtt_us:31, bbq_queue:1;
+ *     #define BBR_EXT_FIELDS u32 foo_x:31, foo_y:1;    // 1. its state
  *     #include "bbr_core.h"
- *     static inline u32 bbq_phase_len_us(struct sock *sk) { ... }
- *     CCA_PARAMS(bbq, BBR_CORE_PARAM_DEFS ...its own rows...);
- *     BBR_CORE_REGISTER(bbq);     // callbacks + tcp_congestion_ops
- * (cc/bbq.c is the worked example.)
+ *     static inline u32 foo_phase_len_us(struct sock *sk) { ... }
+ *     static const struct bbr_hooks bbr_hooks = {      // 2. its hooks
+ *             .phase_len_us = foo_phase_len_us,
+ *     };
+ *     enum { FOO_PARAM_X = BBR_PARAM_COUNT, ... };
+ *     CCA_PARAMS(foo, BBR_CORE_PARAM_DEFS              // 3. its parameters
+ *                CCA_PARAM_DEF(FOO_PARAM_X, "x_us", 3000));
+ *     BBR_CORE_REGISTER(foo);     // callbacks + tcp_congestion_ops
  *
- * Hooks (default = Linux BBR; add more here when a derivative needs one):
- *   BBR_HOOK_PHASE_LEN_US(sk)        us a ProbeBW gain phase must last
- *                                    before it may end (default min_rtt).
- *   BBR_HOOK_TARGET_CWND(sk, cwnd)   adjust the target cwnd computed by
- *                                    bbr_set_cwnd() (default: unchanged).
- *   BBR_HOOK_UPDATE_MODEL(sk, rs)    per-ACK extra model update, after
- *                                    BBR's own and before gains are used.
- *   BBR_HOOK_INIT(sk)                extra initialisation after bbr_init.
- *   BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk)  true (default): a probing (gain > 1)
- *                                    phase, once its length is up, goes on
- *                                    until inflight reaches gain * BDP or a
- *                                    loss; false: the length is a hard cap.
- *   BBR_HOOK_DRAIN_UNTIL_BDP(sk)     false (default): a draining (gain < 1)
- *                                    phase ends at inflight <= BDP + the
- *                                    quantisation budget or after its
- *                                    length; true: only at inflight <=
- *                                    exactly bw * min_rtt.
- *   BBR_EXT_FIELDS                   members appended to struct bbr (the
- *                                    _Static_assert guards the 104 bytes;
- *                                    BBR's own fields use 100, so 4 bytes
- *                                    are left, plus the spare_* bits).
- * Parameter indexes of a derivative start at BBR_PARAM_COUNT and its
- * CCA_PARAMS table starts with BBR_CORE_PARAM_DEFS.
+ * 1. State. BBR_EXT_FIELDS are appended to struct bbr, which bbr_ca(sk)
+ *    (= cca_state(sk), ccarena_compat.h) returns in every build. BBR's own
+ *    fields use 100 of icsk_ca_priv's 104 bytes (plus the spare_* bits);
+ *    a derivative that needs more defines BBR_STATE_EXTENDED before the
+ *    #include, and struct bbr then lives in the simulator's extension
+ *    area natively and in BPF per-socket storage (bpf_sk_storage, created
+ *    by init, deleted by release), up to CCA_STATE_MAX bytes. A state that
+ *    does not fit without BBR_STATE_EXTENDED, or fits with it, is a
+ *    static assertion failure.
+ * 2. Hooks: the members of struct bbr_hooks below, by designated
+ *    initializer, so a misspelt member is a compile error (and the old
+ *    BBR_HOOK_* macros are an #error). Unset members (NULL) are Linux BBR.
+ *    The struct is a compile-time constant: each call is direct and
+ *    inlined, in BPF too.
+ * 3. Parameters: indexes from BBR_PARAM_COUNT on, the table starting with
+ *    BBR_CORE_PARAM_DEFS; CCA_PARAMS refuses more than CCA_MAX_PARAMS
+ *    (32) rows in all.
+ *
+ * Hooks (struct bbr_hooks; default = Linux BBR; units as in "units" above):
+ *   init(sk)                  after bbr's own init: the derivative's fields.
+ *   update_model(sk, rs)      per ACK, after BBR's model update (bw, cycle
+ *                             phase, full pipe, min_rtt, ProbeRTT) and
+ *                             before the gains are set from the mode.
+ *   phase_len_us(sk)          us a ProbeBW gain phase must last before it
+ *                             may end (default: min_rtt_us).
+ *   probe_until_inflight(sk)  true (default): a probing (gain > 1) phase,
+ *                             once its length is up, goes on until inflight
+ *                             reaches gain * BDP or a loss; false: the
+ *                             length is a hard cap.
+ *   drain_until_bdp(sk)       false (default): a draining (gain < 1) phase
+ *                             ends at inflight <= BDP + the quantisation
+ *                             budget or after its length; true: only at
+ *                             inflight <= exactly bw * min_rtt.
+ *   cwnd_bdp(sk, bw, gain)    packets: the BDP the cwnd target is built on
+ *                             (default bbr_bdp(): ceil(bw * min_rtt * gain),
+ *                             bw pkts/us << 24, gain << 8); the aggregation
+ *                             allowance and quantisation budget are added
+ *                             to it. Other uses of the BDP (Drain's exit,
+ *                             phase ends) are not affected.
+ *   target_cwnd(sk, cwnd)     packets: adjust the finished target (after
+ *                             the allowances; default unchanged).
+ *   cwnd_cap(sk, target)      packets: a ceiling on the new cwnd, applied
+ *                             after cwnd moved toward the target and before
+ *                             the cwnd_min_target floor; not during packet
+ *                             conservation (default: none).
+ *   probe_rtt_cwnd(sk)        packets: ProbeRTT's cwnd, and the inflight at
+ *                             which its 200 ms start (default
+ *                             cwnd_min_target, Linux's 4).
+ *   recovery_pacing_gain(sk, gain)  << 8: the pacing gain used while in
+ *                             Recovery or Loss (icsk_ca_state), given the
+ *                             mode's; bbr->pacing_gain itself is unchanged
+ *                             (default: the mode's gain).
+ *   set_state(sk, old, new)   every CA-state change, after BBR's own
+ *                             handling; old is icsk_ca_state (Linux calls
+ *                             set_state before changing it), so entering
+ *                             (old < Recovery <= new) and leaving loss
+ *                             recovery are visible.
+ *   ssthresh(sk)              packets: replaces bbr_core_ssthresh() (which
+ *                             saves cwnd and returns ssthresh unchanged);
+ *                             a hook may call it.
+ *   undo_cwnd(sk)             packets: replaces bbr_core_undo_cwnd() (reset
+ *                             full-pipe and policer detection, keep cwnd);
+ *                             a hook may call it.
  */
 #ifndef CCARENA_BBR_CORE_H
 #define CCARENA_BBR_CORE_H
@@ -178,8 +219,13 @@ struct bbr {
 	BBR_EXT_FIELDS
 };
 
-_Static_assert(sizeof(struct bbr) <= ICSK_CA_PRIV_SIZE,
-	       "struct bbr must fit in icsk_ca_priv");
+/* Where struct bbr lives (see "reuse by derivatives" above): the private
+ * area, asserted to fit, unless the derivative asked for more room. */
+#ifdef BBR_STATE_EXTENDED
+CCA_STATE_EXTENDED(struct bbr)
+#else
+CCA_STATE_PRIV(struct bbr)
+#endif
 
 #define CYCLE_LEN 8	/* number of phases in a pacing gain cycle */
 
@@ -331,28 +377,51 @@ static inline u32 bbr_extra_acked_gain(struct sock *sk)
 }
 
 /* ----------------------------------------------------------------- hooks */
-#ifndef BBR_HOOK_PHASE_LEN_US
-#define BBR_HOOK_PHASE_LEN_US(sk) (((struct bbr *)inet_csk_ca(sk))->min_rtt_us)
+#if defined(BBR_HOOK_PHASE_LEN_US) || defined(BBR_HOOK_TARGET_CWND) || \
+	defined(BBR_HOOK_UPDATE_MODEL) || defined(BBR_HOOK_INIT) ||	\
+	defined(BBR_HOOK_PROBE_UNTIL_INFLIGHT) || defined(BBR_HOOK_DRAIN_UNTIL_BDP)
+#error "BBR_HOOK_* macros are gone: set the member of struct bbr_hooks instead"
 #endif
-#ifndef BBR_HOOK_TARGET_CWND
-#define BBR_HOOK_TARGET_CWND(sk, cwnd) (cwnd)
-#endif
-#ifndef BBR_HOOK_UPDATE_MODEL
-#define BBR_HOOK_UPDATE_MODEL(sk, rs) do { } while (0)
-#endif
-#ifndef BBR_HOOK_INIT
-#define BBR_HOOK_INIT(sk) do { } while (0)
-#endif
-#ifndef BBR_HOOK_PROBE_UNTIL_INFLIGHT
-#define BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk) (true)
-#endif
-#ifndef BBR_HOOK_DRAIN_UNTIL_BDP
-#define BBR_HOOK_DRAIN_UNTIL_BDP(sk) (false)
-#endif
+
+/* The points where a derivative differs from BBR; see the header comment.
+ * A NULL member (the default) is Linux BBR's behaviour. */
+struct bbr_hooks {
+	void (*init)(struct sock *sk);
+	void (*update_model)(struct sock *sk, const struct rate_sample *rs);
+	u32 (*phase_len_us)(struct sock *sk);
+	bool (*probe_until_inflight)(struct sock *sk);
+	bool (*drain_until_bdp)(struct sock *sk);
+	u32 (*cwnd_bdp)(struct sock *sk, u32 bw, int gain);
+	u32 (*target_cwnd)(struct sock *sk, u32 cwnd);
+	u32 (*cwnd_cap)(struct sock *sk, u32 target_cwnd);
+	u32 (*probe_rtt_cwnd)(struct sock *sk);
+	u32 (*recovery_pacing_gain)(struct sock *sk, u32 gain);
+	void (*set_state)(struct sock *sk, u8 old_state, u8 new_state);
+	u32 (*ssthresh)(struct sock *sk);
+	u32 (*undo_cwnd)(struct sock *sk);
+};
+
+/* A tentative definition: the derivative's `static const struct bbr_hooks
+ * bbr_hooks = { ... };` below the #include completes it; without one (plain
+ * BBR) it is all NULL. Being a constant known to the compiler, every
+ * bbr_hooks.x(...) is resolved at compile time: a direct, inlinable call
+ * (BPF has no indirect calls) or, for NULL, the default. */
+static const struct bbr_hooks bbr_hooks;
+
+/* Call hook `h` with the arguments, or evaluate dflt if it is not set. */
+#define BBR_HOOK(h, dflt, ...) (bbr_hooks.h ? bbr_hooks.h(__VA_ARGS__) : (dflt))
 
 static inline struct bbr *bbr_ca(const struct sock *sk)
 {
-	return (struct bbr *)inet_csk_ca(sk);
+	return cca_state(sk);
+}
+
+/* ProbeRTT's cwnd, packets: cwnd_min_target (Linux: 4), or the hook's. */
+static inline u32 bbr_probe_rtt_cwnd(struct sock *sk)
+{
+	return BBR_HOOK(probe_rtt_cwnd,
+			bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+				      BBR_CWND_MIN_TARGET_DEFAULT), sk);
 }
 
 /* Has Startup's full-pipe detection fired? */
@@ -629,24 +698,27 @@ static inline void bbr_set_cwnd(struct sock *sk, const struct rate_sample *rs,
 	if (bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, &cwnd))
 		goto done;
 
-	target_cwnd = bbr_bdp(sk, bw, gain);
+	target_cwnd = BBR_HOOK(cwnd_bdp, bbr_bdp(sk, bw, gain), sk, bw, gain);
 
 	/* Room for ACKs that arrive in bursts (aggregation), so the sender
 	 * is not starved between bursts. */
 	target_cwnd += bbr_ack_aggregation_cwnd(sk);
 	target_cwnd = bbr_quantization_budget(sk, target_cwnd);
-	target_cwnd = BBR_HOOK_TARGET_CWND(sk, target_cwnd);
+	target_cwnd = BBR_HOOK(target_cwnd, target_cwnd, sk, target_cwnd);
 
 	if (bbr_full_bw_reached(sk))	/* the model is trusted: cap at target */
 		cwnd = min(cwnd + acked, target_cwnd);
 	else if (cwnd < target_cwnd || tp->delivered < TCP_INIT_CWND)
 		cwnd = cwnd + acked;
+	if (bbr_hooks.cwnd_cap)		/* a derivative's ceiling */
+		cwnd = min(cwnd, bbr_hooks.cwnd_cap(sk, target_cwnd));
 	cwnd = max(cwnd, min_target);
 
 done:
 	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
 	if (bbr->mode == BBR_PROBE_RTT)	/* hold inflight tiny to see RTprop */
-		tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), min_target));
+		tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp),
+					 bbr_probe_rtt_cwnd(sk)));
 }
 
 /* ProbeBW pacing gain of cycle phase idx: up, down, then cruise at 1. */
@@ -669,7 +741,7 @@ static inline bool bbr_is_next_cycle_phase(struct sock *sk,
 	struct bbr *bbr = bbr_ca(sk);
 	bool is_full_length =
 		tcp_stamp_us_delta(tp->delivered_mstamp, bbr->cycle_mstamp) >
-		BBR_HOOK_PHASE_LEN_US(sk);
+		BBR_HOOK(phase_len_us, bbr->min_rtt_us, sk);
 	u32 inflight, bw;
 
 	/* Cruising at gain 1: phases are purely time-based. */
@@ -685,12 +757,12 @@ static inline bool bbr_is_next_cycle_phase(struct sock *sk,
 	 * phase length a hard limit instead.) */
 	if (bbr->pacing_gain > BBR_UNIT)
 		return is_full_length &&
-			(rs->losses || !BBR_HOOK_PROBE_UNTIL_INFLIGHT(sk) ||
+			(rs->losses || !BBR_HOOK(probe_until_inflight, true, sk) ||
 			 inflight >= bbr_inflight(sk, bw, bbr->pacing_gain));
 
 	/* A derivative may insist on draining to exactly one BDP, however
 	 * long that takes (the BBQ paper's first cut). */
-	if (BBR_HOOK_DRAIN_UNTIL_BDP(sk))
+	if (BBR_HOOK(drain_until_bdp, false, sk))
 		return inflight <= bbr_bdp(sk, bw, BBR_UNIT);
 
 	/* Draining (gain < 1): stop as soon as inflight is down to one BDP
@@ -1019,8 +1091,6 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 				  BBR_MIN_RTT_WIN_US_DEFAULT);
 	u32 probe_rtt_ms = bbr_ms_param(sk, BBR_PARAM_PROBE_RTT_MODE_US,
 					BBR_PROBE_RTT_MODE_US_DEFAULT);
-	u32 min_target = bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
-				       BBR_CWND_MIN_TARGET_DEFAULT);
 	bool filter_expired;
 
 	/* A new min, or any undelayed sample once the window expired. */
@@ -1045,7 +1115,7 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 			(tp->delivered + tcp_packets_in_flight(tp)) ? : 1;
 		/* Once inflight is down to 4: 200 ms and one round from now. */
 		if (!bbr->probe_rtt_done_stamp &&
-		    tcp_packets_in_flight(tp) <= min_target) {
+		    tcp_packets_in_flight(tp) <= bbr_probe_rtt_cwnd(sk)) {
 			bbr->probe_rtt_done_stamp = cca_now_ms(sk) + probe_rtt_ms;
 			bbr->probe_rtt_round_done = 0;
 			bbr->next_rtt_delivered = tp->delivered;
@@ -1101,7 +1171,8 @@ static inline void bbr_update_model(struct sock *sk,
 	bbr_check_full_bw_reached(sk, rs);
 	bbr_check_drain(sk, rs);
 	bbr_update_min_rtt(sk, rs);
-	BBR_HOOK_UPDATE_MODEL(sk, rs);
+	if (bbr_hooks.update_model)
+		bbr_hooks.update_model(sk, rs);
 	bbr_update_gains(sk);
 }
 
@@ -1112,12 +1183,16 @@ static inline void bbr_core_main(struct sock *sk, u32 ack, int flag,
 				 const struct rate_sample *rs)
 {
 	struct bbr *bbr = bbr_ca(sk);
-	u32 bw;
+	u32 bw, pacing_gain;
 
 	bbr_update_model(sk, rs);
 
 	bw = bbr_bw(sk);
-	bbr_set_pacing_rate(sk, bw, bbr->pacing_gain);
+	pacing_gain = bbr->pacing_gain;
+	if (bbr_hooks.recovery_pacing_gain &&
+	    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery)
+		pacing_gain = bbr_hooks.recovery_pacing_gain(sk, pacing_gain);
+	bbr_set_pacing_rate(sk, bw, pacing_gain);
 	bbr_set_cwnd(sk, rs, rs->acked_sacked, bw, bbr->cwnd_gain);
 
 	CCA_TRACE(sk, bbr->mode, bbr->pacing_gain, bbr->cwnd_gain,
@@ -1127,8 +1202,10 @@ static inline void bbr_core_main(struct sock *sk, u32 ack, int flag,
 static inline void bbr_core_init(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct bbr *bbr = bbr_ca(sk);
+	struct bbr *bbr;
 
+	cca_state_init(sk);	/* first: creates the state if not private */
+	bbr = bbr_ca(sk);
 	bbr->prior_cwnd = 0;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	bbr->rtt_cnt = 0;
@@ -1168,7 +1245,8 @@ static inline void bbr_core_init(struct sock *sk)
 
 	bbr_update_gains(sk);	/* so telemetry has startup gains at once */
 	CCA_TRACE(sk, bbr->mode, bbr->pacing_gain, bbr->cwnd_gain, 0);
-	BBR_HOOK_INIT(sk);
+	if (bbr_hooks.init)
+		bbr_hooks.init(sk);
 }
 
 /* Provision 3 * cwnd since BBR may slow-start even during recovery. */
@@ -1230,6 +1308,19 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 	}
 }
 
+/* release: only a state outside the private area has anything to free. */
+#ifdef BBR_STATE_EXTENDED
+#define BBR_CORE_RELEASE_CB(name)					\
+	CCA_CB(void, name##_cb_release, struct sock *sk)		\
+	{								\
+		cca_state_release(sk);					\
+	}
+#define BBR_CORE_RELEASE_MEMBER(name) .release = CCA_FN(name##_cb_release),
+#else
+#define BBR_CORE_RELEASE_CB(name)
+#define BBR_CORE_RELEASE_MEMBER(name)
+#endif
+
 /*
  * BBR_CORE_REGISTER(name): the tcp_congestion_ops members of BBR and of
  * every derivative are the core's functions above; this defines one thin
@@ -1249,15 +1340,19 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 	}								\
 	CCA_CB(u32, name##_cb_ssthresh, struct sock *sk)		\
 	{								\
-		return bbr_core_ssthresh(sk);				\
+		return BBR_HOOK(ssthresh, bbr_core_ssthresh(sk), sk);	\
 	}								\
 	CCA_CB(u32, name##_cb_undo_cwnd, struct sock *sk)		\
 	{								\
-		return bbr_core_undo_cwnd(sk);				\
+		return BBR_HOOK(undo_cwnd, bbr_core_undo_cwnd(sk), sk);	\
 	}								\
 	CCA_CB(void, name##_cb_set_state, struct sock *sk, u8 new_state) \
 	{								\
+		u8 old_state = inet_csk(sk)->icsk_ca_state;		\
+									\
 		bbr_core_set_state(sk, new_state);			\
+		if (bbr_hooks.set_state)				\
+			bbr_hooks.set_state(sk, old_state, new_state);	\
 	}								\
 	CCA_CB(void, name##_cb_cwnd_event, struct sock *sk, int event)	\
 	{								\
@@ -1271,7 +1366,9 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 	{								\
 		return bbr_core_sndbuf_expand(sk);			\
 	}								\
+	BBR_CORE_RELEASE_CB(name)					\
 	CCA_REGISTER(name,						\
+		BBR_CORE_RELEASE_MEMBER(name)				\
 		.flags = TCP_CONG_NON_RESTRICTED,			\
 		.init = CCA_FN(name##_cb_init),				\
 		.cong_control = CCA_FN(name##_cb_main),			\

@@ -12,8 +12,9 @@
  *            ccarena_ops_<name>` (and `ccarena_params_<name>`), which the
  *            Rust registry finds by the file's stem.
  *
- *   BPF      clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -DCCARENA_BPF
- *            against the running kernel's vmlinux.h (cc/build-bpf.sh).
+ *   BPF      clang -O2 -g -target bpf -D__TARGET_ARCH_<uname -m> -DCCARENA_BPF
+ *            against the running kernel's vmlinux.h (cc/build-bpf.sh, i.e.
+ *            python/ccarena/kernel/build.py: the one BPF builder).
  *            Registration emits a SEC(".struct_ops.link") struct named
  *            cc_<name> whose .name is "cc_<name>" (so it never clashes with
  *            the kernel's own reno/cubic/bbr).
@@ -35,6 +36,7 @@
  *   CCA_CB(ret, name, args...)          define a tcp_congestion_ops member
  *   CCA_FN(name)                        reference one in CCA_REGISTER
  *   CCA_PARAMS(name, CCA_PARAM_DEF(...) ...)  the algorithm's parameter table
+ *   CCA_STATE_PRIV(type) / CCA_STATE_EXTENDED(type)  its state: cca_state(sk)
  *   CCA_REGISTER(name, .member = CCA_FN(fn), ...)
  *
  * Deviations from Linux that every CC inherits:
@@ -61,6 +63,10 @@
  */
 #ifndef CCARENA_COMPAT_H
 #define CCARENA_COMPAT_H
+
+/* Bytes of the largest algorithm state (CCA_STATE_EXTENDED, below); the
+ * size of the simulator's extension area. BBRv3's struct bbr is ~152. */
+#define CCA_STATE_MAX 512
 
 #ifdef CCARENA_BPF
 /* ------------------------------------------------------------------ BPF */
@@ -333,7 +339,10 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
  * dflt. In BPF the overrides are one rodata array per object that the
  * loader may fill before load (cca_params / cca_n_params), else defaults.
  */
-#define CCA_MAX_PARAMS 16
+/* The most parameters one algorithm may have: the size of the BPF override
+ * array (cca_params) and the limit CCA_PARAMS checks. The one definition:
+ * python/ccarena/kernel/build.py reads it from this line. BBRv3 needs ~30. */
+#define CCA_MAX_PARAMS 32
 
 /*
  * One row of an algorithm's parameter table (native export only). The name
@@ -350,6 +359,15 @@ struct ccarena_param {
 #define CCA_PARAM_DEF(index, pname, dflt_value) \
 	[index] = { .name = pname, .dflt = (u64)(dflt_value) },
 
+/* Rows in a table (the highest index + 1): checked against CCA_MAX_PARAMS
+ * where the table is declared, in both builds. */
+#define CCA_PARAMS_COUNT(...)						\
+	(sizeof((const struct ccarena_param[]){ __VA_ARGS__ { 0, 0 } }) / \
+	 sizeof(struct ccarena_param) - 1)
+#define CCA_PARAMS_CHECK(cname, ...)					\
+	_Static_assert(CCA_PARAMS_COUNT(__VA_ARGS__) <= CCA_MAX_PARAMS,	\
+		       #cname ": more parameters than CCA_MAX_PARAMS")
+
 #ifdef CCARENA_BPF
 const volatile u64 cca_params[CCA_MAX_PARAMS] = {0};
 const volatile u32 cca_n_params = 0;
@@ -358,7 +376,7 @@ const volatile u32 cca_n_params = 0;
 	({ (void)(sk);							\
 	   (u32)(index) < cca_n_params && (u32)(index) < CCA_MAX_PARAMS \
 		   ? cca_params[(index)] : (u64)(dflt); })
-#define CCA_PARAMS(name, ...)
+#define CCA_PARAMS(cname, ...) CCA_PARAMS_CHECK(cname, __VA_ARGS__)
 #else
 #define CCA_PARAM(sk, index, dflt)					\
 	({ const struct ccarena_ext *_cp = &tcp_sk(sk)->cca;		\
@@ -366,8 +384,91 @@ const volatile u32 cca_n_params = 0;
 		   ? _cp->params[(index)] : (u64)(dflt); })
 /* The table ends with a row whose name is NULL. */
 #define CCA_PARAMS(cname, ...)						\
+	CCA_PARAMS_CHECK(cname, __VA_ARGS__);				\
 	const struct ccarena_param ccarena_params_##cname[] = {		\
 		__VA_ARGS__ { .name = 0, .dflt = 0 } }
+#endif
+
+/* ------------------------------------------------------------- state */
+/*
+ * An algorithm's per-socket state, behind one accessor, wherever it lives:
+ *
+ *   CCA_STATE_PRIV(struct foo)      in icsk_ca_priv (104 bytes), as Linux's
+ *                                   own CCs; asserted to fit.
+ *   CCA_STATE_EXTENDED(struct foo)  state that does not fit (asserted: a
+ *                                   state that fits must use the private
+ *                                   area), up to CCA_STATE_MAX bytes:
+ *                                   natively in the simulator's extension
+ *                                   area (tp->cca.state, zeroed by init),
+ *                                   in BPF in per-socket storage (a
+ *                                   BPF_MAP_TYPE_SK_STORAGE map, created
+ *                                   zeroed by init and deleted by release;
+ *                                   the kernel also frees it with the
+ *                                   socket).
+ *
+ * Either defines, for the algorithm's callbacks:
+ *   struct foo *cca_state(const struct sock *sk)  the state (never NULL)
+ *   void cca_state_init(struct sock *sk)     first thing in .init
+ *   void cca_state_release(struct sock *sk)  in .release (a no-op for PRIV,
+ *                                            which needs no .release)
+ * In BPF, should the kernel fail to allocate the storage (ENOMEM), the
+ * accessor falls back to one shared scratch copy rather than NULL, so that
+ * the verifier accepts every access without a NULL test; the socket then
+ * runs on garbage state, which only an out-of-memory host sees.
+ */
+#define CCA_STATE_PRIV(T)						\
+	_Static_assert(sizeof(T) <= ICSK_CA_PRIV_SIZE,		\
+		       #T " must fit in icsk_ca_priv");		\
+	static inline T *cca_state(const struct sock *sk)		\
+	{								\
+		return (T *)inet_csk_ca(sk);				\
+	}								\
+	static inline void cca_state_init(struct sock *sk) { (void)sk; } \
+	static inline void cca_state_release(struct sock *sk) { (void)sk; }
+
+#define CCA_STATE_EXTENDED_CHECK(T)					\
+	_Static_assert(sizeof(T) > ICSK_CA_PRIV_SIZE,		\
+		       #T " fits in icsk_ca_priv: use CCA_STATE_PRIV"); \
+	_Static_assert(sizeof(T) <= CCA_STATE_MAX,			\
+		       #T " is larger than CCA_STATE_MAX");
+
+#ifdef CCARENA_BPF
+#define CCA_STATE_EXTENDED(T)					\
+	CCA_STATE_EXTENDED_CHECK(T)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, int);					\
+		__type(value, T);					\
+	} cca_state_map SEC(".maps");					\
+	static T cca_state_scratch;					\
+	static inline T *cca_state(const struct sock *sk)		\
+	{								\
+		T *s = bpf_sk_storage_get(&cca_state_map, (void *)sk, 0, 0); \
+		return s ? s : &cca_state_scratch;			\
+	}								\
+	static inline void cca_state_init(struct sock *sk)		\
+	{								\
+		bpf_sk_storage_get(&cca_state_map, sk, 0,		\
+				   BPF_SK_STORAGE_GET_F_CREATE);	\
+	}								\
+	static inline void cca_state_release(struct sock *sk)		\
+	{								\
+		bpf_sk_storage_delete(&cca_state_map, sk);		\
+	}
+#else
+#define CCA_STATE_EXTENDED(T)					\
+	CCA_STATE_EXTENDED_CHECK(T)					\
+	static inline T *cca_state(const struct sock *sk)		\
+	{								\
+		return (T *)tcp_sk(sk)->cca.state;			\
+	}								\
+	static inline void cca_state_init(struct sock *sk)		\
+	{								\
+		__builtin_memset(tcp_sk(sk)->cca.state, 0,		\
+				 sizeof(tcp_sk(sk)->cca.state));	\
+	}								\
+	static inline void cca_state_release(struct sock *sk) { (void)sk; }
 #endif
 
 /* ---------------------------------------------------------- registration */

@@ -86,6 +86,9 @@ struct ccarena_ext {
 	u32 trace_pacing_gain;	/* << 8 (BBR_UNIT) */
 	u32 trace_cwnd_gain;	/* << 8 (BBR_UNIT) */
 	u64 trace_bw;		/* CC's bandwidth estimate, bytes per second */
+	/* The state of a CC too large for icsk_ca_priv (CCA_STATE_EXTENDED
+	 * in ccarena_compat.h; BPF keeps it in per-socket storage). */
+	u64 state[CCA_STATE_MAX / 8];
 };
 
 /* include/linux/tcp.h: the fields cc/*.c reads or writes. */

@@ -93,6 +93,17 @@ pub fn lookup(name: &str) -> Option<CongestionOps> {
         })
 }
 
+/// A test-only derivative of `tests/cc/<name>.c` (a check of bbr_core.h's
+/// extension contract, not an algorithm: [`lookup`] and [`names`] do not
+/// know it, so no scenario can name it).
+#[doc(hidden)]
+pub fn lookup_test_only(name: &str) -> Option<CongestionOps> {
+    test_only_registry()
+        .into_iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(name, raw, params)| CongestionOps { name, raw, params })
+}
+
 /// Every algorithm's name, sorted.
 pub fn names() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = registry().iter().map(|(n, _, _)| *n).collect();

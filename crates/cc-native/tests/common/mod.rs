@@ -89,7 +89,10 @@ pub struct FakeNet {
 
 impl FakeNet {
     pub fn new(cc: &str, mss: u32, pkt_time_us: u64, rtprop_us: u64) -> Self {
-        let ops = cc_native::lookup(cc).expect("registered cc");
+        Self::with_ops(cc_native::lookup(cc).expect("registered cc"), mss, pkt_time_us, rtprop_us)
+    }
+
+    pub fn with_ops(ops: CongestionOps, mss: u32, pkt_time_us: u64, rtprop_us: u64) -> Self {
         let mut sk = new_sock(mss);
         sk.cca.rng_state = 0x1234_5678_9abc_def1;
         ops.init(&mut sk);
