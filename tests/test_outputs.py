@@ -73,7 +73,7 @@ def test_parquet_columns(cli_run):
     ts = pq.read_table(out / "timeseries.parquet")
     assert ts.column_names == [
         "t_s", "flow", "cc", "goodput_mbps", "cwnd", "inflight", "pacing_rate_mbps", "srtt_ms", "rtt_ms",
-        "min_rtt_ms", "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_mbps", "queue_bytes",
+        "min_rtt_ms", "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_mbps", "cc_var", "queue_bytes",
         "retransmits",
     ]
     assert set(ts.column("flow").to_pylist()) == {0, 1}

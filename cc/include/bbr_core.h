@@ -152,6 +152,17 @@
  *   undo_cwnd(sk)             packets: replaces bbr_core_undo_cwnd() (reset
  *                             full-pipe and policer detection, keep cwnd);
  *                             a hook may call it.
+ *   recover_or_restore(sk, rs, acked, *new_cwnd)  replaces
+ *                             bbr_set_cwnd_to_recover_or_restore(), BBR's
+ *                             cwnd rule around loss recovery (lost packets
+ *                             off cwnd; one round of packet conservation on
+ *                             entering Recovery; cwnd restored on leaving):
+ *                             sets *new_cwnd (packets) and returns true to
+ *                             skip the target (cwnd is then *new_cwnd, as
+ *                             in packet conservation), false to move toward
+ *                             it from *new_cwnd. It must keep
+ *                             bbr->prev_ca_state current. A hook may call
+ *                             the default.
  */
 #ifndef CCARENA_BBR_CORE_H
 #define CCARENA_BBR_CORE_H
@@ -399,6 +410,8 @@ struct bbr_hooks {
 	void (*set_state)(struct sock *sk, u8 old_state, u8 new_state);
 	u32 (*ssthresh)(struct sock *sk);
 	u32 (*undo_cwnd)(struct sock *sk);
+	bool (*recover_or_restore)(struct sock *sk, const struct rate_sample *rs,
+				   u32 acked, u32 *new_cwnd);
 };
 
 /* A tentative definition: the derivative's `static const struct bbr_hooks
@@ -695,7 +708,9 @@ static inline void bbr_set_cwnd(struct sock *sk, const struct rate_sample *rs,
 	if (!acked)
 		goto done;	/* nothing newly acked: only enforce the caps */
 
-	if (bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, &cwnd))
+	if (BBR_HOOK(recover_or_restore,
+		     bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, &cwnd),
+		     sk, rs, acked, &cwnd))
 		goto done;
 
 	target_cwnd = BBR_HOOK(cwnd_bdp, bbr_bdp(sk, bw, gain), sk, bw, gain);

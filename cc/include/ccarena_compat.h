@@ -32,6 +32,7 @@
  *   cca_edt_lead_us(sk)  us until the earliest departure time (EDT) of the
  *                        next packet
  *   CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)
+ *   CCA_TRACE_VAR(sk, value_ppm)        the CC's own variable, for plots
  *   CCA_PARAM(sk, index, default)
  *   CCA_CB(ret, name, args...)          define a tcp_congestion_ops member
  *   CCA_FN(name)                        reference one in CCA_REGISTER
@@ -135,6 +136,7 @@
 #define max_t(type, x, y) ({ type _maxt1 = (x); type _maxt2 = (y); \
 			     _maxt1 > _maxt2 ? _maxt1 : _maxt2; })
 #define clamp(v, lo, hi) min(max(v, lo), hi)
+#define clamp_t(type, v, lo, hi) min_t(type, max_t(type, v, lo), hi)
 
 /* Sequence-space / 32-bit-stamp comparisons that survive wrap-around. */
 static inline bool before(u32 seq1, u32 seq2)
@@ -329,6 +331,17 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
 		_cca->trace_cwnd_gain = (u32)(cwnd_gain);		\
 		_cca->trace_bw = (u64)(bw_bytes_per_sec);		\
 	} while (0)
+#endif
+
+/* Report one variable of the CC's own (e.g. BBR-CWS's upper_scaling_factor)
+ * for plots, as a number in ppm of 1 (1000000 = 1.0); the telemetry column
+ * cc_var is it / 1e6, null for a CC that never reports one (the simulator
+ * starts the field at cc_native::TRACE_VAR_NONE). */
+#ifdef CCARENA_BPF
+#define CCA_TRACE_VAR(sk, value_ppm) do { (void)(sk); (void)(value_ppm); } while (0)
+#else
+#define CCA_TRACE_VAR(sk, value_ppm)					\
+	(tcp_sk(sk)->cca.trace_var_ppm = (u64)(value_ppm))
 #endif
 
 /* ----------------------------------------------------------- parameters */

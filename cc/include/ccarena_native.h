@@ -86,6 +86,9 @@ struct ccarena_ext {
 	u32 trace_pacing_gain;	/* << 8 (BBR_UNIT) */
 	u32 trace_cwnd_gain;	/* << 8 (BBR_UNIT) */
 	u64 trace_bw;		/* CC's bandwidth estimate, bytes per second */
+	/* CC's own variable (CCA_TRACE_VAR), ppm of 1; all ones
+	 * (cc_native::TRACE_VAR_NONE) until the CC reports one. */
+	u64 trace_var_ppm;
 	/* The state of a CC too large for icsk_ca_priv (CCA_STATE_EXTENDED
 	 * in ccarena_compat.h; BPF keeps it in per-socket storage). */
 	u64 state[CCA_STATE_MAX / 8];

@@ -57,6 +57,8 @@ def flow_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
             "pacing_gain": pa.array(s["pacing_gain"], pa.float64()),
             "cwnd_gain": pa.array(s["cwnd_gain"], pa.float64()),
             "bw_estimate_mbps": scaled("bw_estimate_bps", 1e-6),
+            # NaN (the algorithm exports no variable) becomes null.
+            "cc_var": pa.array(np.asarray(s["cc_var"], dtype=np.float64), pa.float64(), from_pandas=True),
             "queue_bytes": pa.array(s["queue_bytes"], pa.uint64()),
             "retransmits": pa.array(s["retransmits"], pa.uint64()),
         }

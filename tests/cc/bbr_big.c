@@ -25,7 +25,7 @@
 enum {
 	BIG_SEEN_BDP = 1, BIG_SEEN_CAP = 2, BIG_SEEN_PROBE_RTT = 4,
 	BIG_SEEN_SSTHRESH = 8, BIG_SEEN_UNDO = 16, BIG_SEEN_TARGET = 32,
-	BIG_SEEN_PHASE = 64, BIG_SEEN_GAIN = 128,
+	BIG_SEEN_PHASE = 64, BIG_SEEN_GAIN = 128, BIG_SEEN_RECOVER = 256,
 };
 
 static inline void big_seen(struct sock *sk, u32 bit)
@@ -112,6 +112,14 @@ static inline u32 big_undo_cwnd(struct sock *sk)
 	return bbr_core_undo_cwnd(sk);
 }
 
+static inline bool big_recover_or_restore(struct sock *sk,
+					  const struct rate_sample *rs,
+					  u32 acked, u32 *new_cwnd)
+{
+	big_seen(sk, BIG_SEEN_RECOVER);
+	return bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, new_cwnd);
+}
+
 static const struct bbr_hooks bbr_hooks = {
 	.init = big_init,
 	.update_model = big_update_model,
@@ -126,6 +134,7 @@ static const struct bbr_hooks bbr_hooks = {
 	.set_state = big_set_state,
 	.ssthresh = big_ssthresh,
 	.undo_cwnd = big_undo_cwnd,
+	.recover_or_restore = big_recover_or_restore,
 };
 
 CCA_PARAMS(bbr_big, BBR_CORE_PARAM_DEFS);

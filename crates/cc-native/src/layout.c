@@ -37,7 +37,8 @@ static const struct ccarena_layout_row rows[] = {
 	OFF(ccarena_ext, rng_state) OFF(ccarena_ext, params)
 	OFF(ccarena_ext, n_params) OFF(ccarena_ext, trace_mode)
 	OFF(ccarena_ext, trace_pacing_gain) OFF(ccarena_ext, trace_cwnd_gain)
-	OFF(ccarena_ext, trace_bw) OFF(ccarena_ext, state)
+	OFF(ccarena_ext, trace_bw) OFF(ccarena_ext, trace_var_ppm)
+	OFF(ccarena_ext, state)
 
 	SIZE(tcp_sock)
 	OFF(tcp_sock, inet_conn) OFF(tcp_sock, snd_cwnd)

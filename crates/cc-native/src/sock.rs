@@ -76,9 +76,16 @@ pub struct CcarenaExt {
     pub trace_cwnd_gain: u32,
     /// The CC's bandwidth estimate, bytes per second.
     pub trace_bw: u64,
+    /// The CC's own variable, ppm of 1 (`CCA_TRACE_VAR`), or
+    /// [`TRACE_VAR_NONE`] if it reports none.
+    pub trace_var_ppm: u64,
     /// State of a CC too large for `icsk_ca_priv` (`CCA_STATE_EXTENDED`).
     pub state: [u64; CCA_STATE_WORDS],
 }
+
+/// `trace_var_ppm` before the CC reports a variable (set only here; C
+/// never reads it).
+pub const TRACE_VAR_NONE: u64 = u64::MAX;
 
 /// `CCA_STATE_MAX / 8` of ccarena_compat.h: u64 words of the extension area
 /// for CC state beyond the 104-byte private area (checked by
@@ -95,6 +102,7 @@ impl Default for CcarenaExt {
             trace_pacing_gain: 0,
             trace_cwnd_gain: 0,
             trace_bw: 0,
+            trace_var_ppm: TRACE_VAR_NONE,
             state: [0; CCA_STATE_WORDS],
         }
     }
@@ -258,7 +266,7 @@ mod tests {
             "inet_connection_sock": InetConnectionSock { icsk_inet, icsk_ca_state,
                            icsk_ca_initialized, icsk_pad, icsk_ca_priv }
             "ccarena_ext": CcarenaExt { rng_state, params, n_params, trace_mode,
-                           trace_pacing_gain, trace_cwnd_gain, trace_bw, state }
+                           trace_pacing_gain, trace_cwnd_gain, trace_bw, trace_var_ppm, state }
             "tcp_sock": TcpSock { inet_conn, snd_cwnd, snd_cwnd_cnt, snd_cwnd_clamp,
                            snd_cwnd_stamp, snd_ssthresh, prior_cwnd, prior_ssthresh,
                            srtt_us, mdev_us, packets_out, sacked_out, lost_out,

@@ -51,9 +51,9 @@ fn extended_state_with_default_hooks_is_plain_bbr_ack_for_ack() {
     assert_eq!(acks, big.trace.len() as u64, "update_model runs once per ACK");
     let word = |w: usize, hi: bool| (st[w] >> if hi { 32 } else { 0 }) as u32;
     let seen = word(EXT_WORD + 2, false);
-    // BDP, cap, ProbeRTT cwnd, target, phase length (not: ssthresh, undo,
-    // recovery gain, which need a loss).
-    assert_eq!(seen, 1 | 2 | 4 | 32 | 64, "hooks seen {seen:#x}");
+    // BDP, cap, ProbeRTT cwnd, target, phase length, recover-or-restore
+    // (not: ssthresh, undo, recovery gain, which need a loss).
+    assert_eq!(seen, 1 | 2 | 4 | 32 | 64 | 256, "hooks seen {seen:#x}");
     // big_magic, the last u32 of the state, set by the init hook.
     let magic_pos = (8 + 4 + 4 + 4 + 19 * 4) / 4; // u32s after the core's 104 bytes
     let magic = word(EXT_WORD + magic_pos / 2, magic_pos % 2 == 1);

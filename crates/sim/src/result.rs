@@ -101,6 +101,8 @@ pub struct FlowSeries {
     pub pacing_gain: Vec<f64>,
     pub cwnd_gain: Vec<f64>,
     pub bw_estimate_bps: Vec<f64>,
+    /// The CC's own variable (CCA_TRACE_VAR); NaN where it exports none.
+    pub cc_var: Vec<f64>,
     /// Bytes of this flow in the bottleneck queue at the sample instant.
     pub queue_bytes: Vec<u64>,
     /// Retransmits sent during the interval.
@@ -144,6 +146,7 @@ impl FlowSeries {
             pacing_gain,
             cwnd_gain,
             bw_estimate_bps,
+            cc_var,
             queue_bytes,
             retransmits,
         } = self;
@@ -161,6 +164,7 @@ impl FlowSeries {
         pacing_gain.reserve_exact(rows);
         cwnd_gain.reserve_exact(rows);
         bw_estimate_bps.reserve_exact(rows);
+        cc_var.reserve_exact(rows);
         queue_bytes.reserve_exact(rows);
         retransmits.reserve_exact(rows);
     }

@@ -71,7 +71,8 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
 
     series: dict[str, list] = {key: [] for key in (
         "t_ns", "flow", "goodput_bps", "cwnd", "inflight", "pacing_rate_bps", "srtt_us", "rtt_us", "min_rtt_us",
-        "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "queue_bytes", "retransmits")}
+        "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "cc_var", "queue_bytes",
+        "retransmits")}
     link_series: dict[str, list] = {key: [] for key in (
         "t_ns", "queue_bytes", "queue_delay_us", "drops", "rate_bps", "tx_bytes")}
     for k in range(1, n_ticks + 1):
@@ -93,6 +94,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["pacing_gain"].append(None if row is None else row[_PGAIN])
             series["cwnd_gain"].append(None if row is None else row[_CGAIN])
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
+            series["cc_var"].append(None)  # an algorithm's own variable: not visible through TCP_INFO
             series["queue_bytes"].append(link_at[k].get("flow_backlog", [0] * n_flows)[i])
             series["retransmits"].append(max(0, retrans_at(k, i) - retrans_at(k - 1, i)))
         now, before = link_at[k], link_at[k - 1]

@@ -53,6 +53,9 @@ pub struct SenderTelemetry {
     pub cwnd_gain: f64,
     /// The CC's bandwidth estimate, bit/s (0 if it has none).
     pub bw_estimate_bps: f64,
+    /// The CC's own state variable (`CCA_TRACE_VAR`, e.g. BBR-CWS's
+    /// upper_scaling_factor); NaN if the CC exports none.
+    pub cc_var: f64,
     /// Segments retransmitted (fast, RTO and probe retransmissions).
     pub retransmits_total: u64,
     /// Retransmission timeouts.

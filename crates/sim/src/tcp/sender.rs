@@ -252,6 +252,11 @@ impl TcpSender {
             pacing_gain: sk.cca.trace_pacing_gain as f64 / 256.0,
             cwnd_gain: sk.cca.trace_cwnd_gain as f64 / 256.0,
             bw_estimate_bps: sk.cca.trace_bw as f64 * 8.0,
+            cc_var: if sk.cca.trace_var_ppm == cc_native::TRACE_VAR_NONE {
+                f64::NAN
+            } else {
+                sk.cca.trace_var_ppm as f64 / 1e6
+            },
             retransmits_total: self.stats.retransmits,
             rto_count: self.stats.rto_count,
             sent_segments: self.stats.sent_segments,
