@@ -10,8 +10,15 @@
 //!   `CA_EVENT_TX_START` when nothing is in flight, pacing clock, rate
 //!   sample stamp, time-sorted list, RTO arming.
 //!
-//! Not modelled: TSO deferral (`tcp_tso_should_defer`), Nagle, TSQ, the
-//! receive window and idle cwnd restart (a bulk sender never idles while it
+//! - `tso_should_defer` (`tcp_tso_should_defer`): when cwnd has room for
+//!   less than a full TSO skb, Linux waits for more ACKs rather than send a
+//!   small one, unless a third of cwnd is free, the oldest unacknowledged
+//!   skb is younger than half an srtt, the last send is over 1 ms ago, or
+//!   the flow is in Recovery/Loss. This shapes when a cwnd-limited flow
+//!   sends (in units, at ACKs) and which RTT samples it takes.
+//!
+//! Not modelled: Nagle, TSQ, the receive window (`send_win` is taken as
+//! unlimited) and idle cwnd restart (a bulk sender never idles while it
 //! has data).
 
 use super::pacing;
@@ -21,13 +28,55 @@ use super::timer::TimerKind;
 use super::rtt::RTO_MAX_US;
 use super::TcpSender;
 use crate::packet::DataPacket;
-use cc_native::CaEvent;
+use cc_native::{CaEvent, CaState};
+
+/// sysctl tcp_tso_win_divisor: send a smaller skb anyway once this
+/// fraction (1/3) of cwnd is free.
+const TSO_WIN_DIVISOR: u32 = 3;
+/// `tcp_tso_should_defer` defers only if the last skb left at most this
+/// long ago (NSEC_PER_MSEC), ns.
+const DEFER_RECENT_WRITE_NS: u64 = 1_000_000;
 
 impl TcpSender {
     /// `tcp_tso_segs()`: segments per skb now.
     pub(super) fn tso_segs(&mut self) -> u32 {
         let min_tso = self.ops.min_tso_segs(&mut self.sk).unwrap_or(pacing::MIN_TSO_SEGS);
         pacing::tso_segs(&self.sk, self.mss, min_tso)
+    }
+
+    /// `tcp_tso_should_defer()`: should the next skb of `max_segs`
+    /// segments wait for more ACKs rather than go out smaller now? Called
+    /// with cwnd room > 0 and `max_segs` > 1 (Linux: `tso_segs > 1`, the
+    /// write-queue skb being a full TSO one for a bulk sender).
+    fn tso_should_defer(&self, max_segs: u32) -> bool {
+        if self.ca_state() >= CaState::Recovery as u8 {
+            return false;
+        }
+        // "Avoid bursty behavior by allowing defer only if the last write
+        // was recent": tcp_wstamp_ns is at most 1 ms in the past.
+        if self.now_ns > self.pacer.wstamp_ns + DEFER_RECENT_WRITE_NS {
+            return false;
+        }
+        let room = self.cwnd_room().max(0) as u32;
+        // A full-sized TSO skb can be sent.
+        if room >= max_segs {
+            return false;
+        }
+        // At least a 1/tcp_tso_win_divisor fraction of cwnd is available.
+        if room * TSO_WIN_DIVISOR >= self.sk.snd_cwnd {
+            return false;
+        }
+        // The next ACK is likely to come too late: the oldest skb in
+        // flight was sent less than half an srtt ago (srtt_us is << 3).
+        if self.sk.packets_out == 0 {
+            return false;
+        }
+        let head_sent_us = self.sb.seg(self.sb.una()).sent_us;
+        if self.sk.tcp_mstamp.saturating_sub(head_sent_us) < (self.sk.srtt_us >> 4) as u64 {
+            return false;
+        }
+        // cwnd-limited (the receive window is never the limit here).
+        true
     }
 
     /// `tcp_cwnd_test()`: segments cwnd lets the next skb carry.
@@ -47,6 +96,10 @@ impl TcpSender {
     pub(super) fn write_xmit(&mut self, push_one: u8, out: &mut Vec<DataPacket>) {
         let max_segs = self.tso_segs();
         let mut sent = 0u32;
+        // Deferring because of cwnd counts as cwnd-limited (Linux's
+        // tcp_tso_should_defer sets is_cwnd_limited), so that CCs keep
+        // growing cwnd while they wait for room for a full skb.
+        let mut deferred = false;
         while self.has_new_data() {
             if self.pacer.blocked(&self.sk, self.now_ns) {
                 break;
@@ -59,6 +112,10 @@ impl TcpSender {
                     break;
                 }
             }
+            if max_segs > 1 && push_one == 0 && self.tso_should_defer(max_segs) {
+                deferred = true;
+                break;
+            }
             let n = quota.min(max_segs);
             self.transmit_new(n, out);
             sent += n;
@@ -66,7 +123,7 @@ impl TcpSender {
                 break;
             }
         }
-        let is_cwnd_limited = self.in_flight() >= self.sk.snd_cwnd;
+        let is_cwnd_limited = deferred || self.in_flight() >= self.sk.snd_cwnd;
         if sent > 0 || is_cwnd_limited {
             self.cwnd_validate(is_cwnd_limited);
         }

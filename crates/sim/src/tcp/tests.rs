@@ -339,3 +339,50 @@ fn scoreboard_conserves_segments_under_loss() {
         assert!(snd.snd_una() > 2_000, "{cc} delivered only {}", snd.snd_una());
     }
 }
+
+/// TSO deferral (`tcp_tso_should_defer`): an ACK-clocked flow whose
+/// receiver ACKs every segment frees one segment of cwnd per ACK; Linux
+/// waits for a second one rather than send a 1-segment skb (its TSO size
+/// is 2 at this rate), so new data leaves in 2-segment skbs, and the flow
+/// still fills the link and keeps growing cwnd (deferring counts as
+/// cwnd-limited). At 20 Mbit/s ACKs are 0.6 ms apart, within the 1 ms
+/// since the last send for which Linux allows deferring.
+#[test]
+fn a_cwnd_limited_flow_defers_until_a_full_tso_skb_fits() {
+    let rate_bps = 20_000_000u64;
+    let mut net = TestNet::new("reno", 20 * MS, Some(rate_bps));
+    net.buffer_pkts = Some(60);
+    net.start(0);
+    net.run_until(5_000 * MS);
+    // Count cwnd increases in the Open state (Reno's congestion avoidance
+    // grows cwnd only while tcp_is_cwnd_limited()).
+    let grew = shared::<(u32, u32)>(); // (increases, last cwnd)
+    let g2 = grew.clone();
+    net.on_event = Some(Box::new(move |_, snd| {
+        let t = snd.telemetry();
+        let mut g = g2.borrow_mut();
+        if t.ca_state == CaState::Open as u8 && g.1 != 0 && t.cwnd > g.1 {
+            g.0 += 1;
+        }
+        g.1 = t.cwnd;
+    }));
+    let from = net.sent.len();
+    net.run_until(6_000 * MS);
+    assert!(grew.borrow().0 >= 10, "cwnd grew {} times in 1 s while deferring", grew.borrow().0);
+    // skbs of new data: runs of consecutive segments sent at one instant.
+    let mut skbs: Vec<u32> = Vec::new();
+    let mut last: Option<(u64, u32)> = None;
+    for s in net.sent[from..].iter().filter(|s| !s.pkt.retrans) {
+        match last {
+            Some((t, seq)) if t == s.t_ns && seq + 1 == s.pkt.seq => *skbs.last_mut().unwrap() += 1,
+            _ => skbs.push(1),
+        }
+        last = Some((s.t_ns, s.pkt.seq));
+    }
+    let singles = skbs.iter().filter(|&&n| n == 1).count();
+    assert!(skbs.len() > 300, "{} skbs", skbs.len());
+    assert!(singles * 10 <= skbs.len(), "{singles} of {} skbs carry one segment", skbs.len());
+    let segs: u32 = skbs.iter().sum();
+    let link_pps = rate_bps as f64 / (WIRE as f64 * 8.0);
+    assert!(segs as f64 >= 0.9 * link_pps, "{segs} segments in 1 s, link {link_pps:.0}/s");
+}
