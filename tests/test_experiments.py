@@ -97,16 +97,19 @@ def test_all_quick_writes_an_index_linking_every_report(tmp_path):
     assert proc.returncode == 0, proc.stderr
     index = (tmp_path / "index.md").read_text()
     assert index.startswith(report.INDEX_TITLE)
-    agreed = judged = 0
-    for name in experiments.names():
-        assert f"[{name}/report.md]({name}/report.md)" in index
-        assert TABLE_HEADER in (tmp_path / name / "report.md").read_text()
-        rows = json.loads((tmp_path / name / "results.json").read_text())["comparisons"]
-        agreed += sum(1 for r in rows if r["agrees"] is True)
-        judged += sum(1 for r in rows if r["agrees"] is not None)
-    # One section per paper, with the paper's verdict summary.
+    for pkg in registry.PACKAGES:
+        agreed = judged = 0
+        for exp in pkg.EXPERIMENTS:
+            name = exp.name
+            assert f"[{name}/report.md]({name}/report.md)" in index
+            assert TABLE_HEADER in (tmp_path / name / "report.md").read_text()
+            rows = json.loads((tmp_path / name / "results.json").read_text())["comparisons"]
+            agreed += sum(1 for r in rows if r["agrees"] is True)
+            judged += sum(1 for r in rows if r["agrees"] is not None)
+        # One section per paper, with the paper's verdict summary.
+        assert f"## {pkg.PAPER.key}: {pkg.PAPER.title}" in index
+        assert f"{agreed} of {judged} judged rows agree over {len(pkg.EXPERIMENTS)} experiments" in index
     assert "## bbq: the BBQ paper" in index
-    assert f"{agreed} of {judged} judged rows agree over {len(experiments.names())} experiments" in index
     assert re.search(r"total wall time \d+\.\d s", index)
 
 

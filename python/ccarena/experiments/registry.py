@@ -8,12 +8,13 @@ from __future__ import annotations
 from types import ModuleType
 
 from ..errors import ScenarioError
-from . import bbq
+from . import bbq, cws
 from .framework import Experiment, Paper
 
 #: The paper packages.
 PACKAGES: tuple[ModuleType, ...] = (
     bbq,
+    cws,
 )
 
 PAPERS: tuple[Paper, ...] = tuple(pkg.PAPER for pkg in PACKAGES)
