@@ -115,3 +115,18 @@ def test_live_pass_runs_marked_specs_on_the_testbed(clean_host):
     assert sum(f["goodput_mbps"] for f in live.flows) > 10  # the 20 Mbit/s link carried the two flows
     # The columns asked for, one row per flow, as for a simulated run.
     assert live.flow["goodput_mbps"].shape[0] == 2 and live.flow["pacing_gain"].shape == live.flow["goodput_mbps"].shape
+
+
+def test_cws_fig13_marks_the_points_it_misses_and_quotes_them():
+    """cws-fig13 repeats live the points where our BBR-CWS misses the
+    paper's claims, and BBR at one of them; an injected live outcome comes
+    back as a live row."""
+    exp = registry.get("cws-fig13")
+    assert [s.key for s in exp.live_specs(quick=False)] == [
+        "bbr-cws/rtt=10/buffer=6/seed=1", "bbr-cws/rtt=40/buffer=3/seed=1", "bbr/rtt=40/buffer=3/seed=1"]
+    outcomes = reproduce.run_experiments([exp], quick=True, jobs=1)["cws-fig13"]
+    (spec,) = exp.live_specs(quick=True)
+    live = dataclasses.replace(outcomes[spec.key], key=LIVE_PREFIX + spec.key)
+    rep = exp.analyse({**outcomes, live.key: live}, None, True)
+    rows = [c for c in rep.comparisons if c.quantity.startswith("live Linux")]
+    assert len(rows) == 1 and "whole-run F" in rows[0].ours and rows[0].agrees is None

@@ -32,7 +32,7 @@ from pathlib import Path
 from . import paper
 from .paper import LABEL
 from .. import compare
-from ..common import key, markdown_table, mean, runs_of, values
+from ..common import key, live_of, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, within_spread
 
@@ -65,6 +65,39 @@ def runs(quick: bool) -> list[RunSpec]:
                 paper.pair(v, rtt, seed=seed, duration=paper.duration_s(quick), buffer_bdp=b), ("goodput_mbps",))
         for v in VARIANTS for rtt in RTTS for b in buffers(quick) for seed in paper.seeds(quick)
     ]
+
+
+#: What ``--live`` repeats on real Linux (BBR-CWS as BPF, kernel CUBIC and
+#: BBR), seed 1: the points where our BBR-CWS misses the paper's claims
+#: (F below 0.9 in deep buffers at 10 ms; below BBR at 40 ms) and BBR there.
+LIVE_POINTS = ((CWS, paper.SHORT_MS, 6.0), (CWS, paper.LONG_MS, 3.0), (BBR, paper.LONG_MS, 3.0))
+QUICK_LIVE_POINTS = ((CWS, paper.SHORT_MS, 5.0),)
+
+
+def live_points(quick: bool) -> tuple[tuple[str, int, float], ...]:
+    return QUICK_LIVE_POINTS if quick else LIVE_POINTS
+
+
+def live_runs(quick: bool) -> list[RunSpec]:
+    by_key = {s.key: s for s in runs(quick)}
+    return [by_key[key(cc, paper.SEEDS[0], rtt=rtt, buffer=paper.bkey(b))] for cc, rtt, b in live_points(quick)]
+
+
+def _live_rows(outcomes: Mapping[str, Outcome], quick: bool) -> list:
+    rows = []
+    for cc, rtt, b in live_points(quick):
+        point = {"rtt": rtt, "buffer": paper.bkey(b)}
+        live = live_of(outcomes, cc, paper.SEEDS[0], **point)
+        if live is None:
+            continue
+        sim = outcomes[key(cc, paper.SEEDS[0], **point)]
+
+        def show(r: Outcome) -> str:
+            return f"F {paper.interval_jain(r):.2f}, whole-run F {paper.whole_jain(r):.2f}, share {100 * r.share(0):.1f}%"
+
+        rows.append(compare.live(f"{LABEL[cc]} vs CUBIC, {rtt} ms, {b:g} BDP (seed {paper.SEEDS[0]})",
+                                 show(live), show(sim)))
+    return rows
 
 
 def _half(xs: list[float]) -> float:
@@ -236,6 +269,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "BBR with Linux 4.14's cwnd/pacing, below 1 BDP (10 / 40 ms)",
         "; ".join(f"{r} ms: " + fmt(BBR414, [(r, b) for b in shallow]) for r in RTTS),
         note=f"the ablation next to our Linux 6.x BBR ({ours_bbr})." if shallow else ""))
+    rows += _live_rows(outcomes, quick)
     rep.comparisons += rows
 
     for rtt in RTTS:
@@ -270,4 +304,5 @@ EXPERIMENT = Experiment(
     summary="Jain's index vs buffer 0.2-6 BDP at 10 and 40 ms: BBR, Modest BBR, BBR-CWS against CUBIC",
     runs=runs,
     analyse=analyse,
+    live=live_runs,
 )
