@@ -21,7 +21,8 @@ class Child:
         self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                           text=True, bufsize=1)
         self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self.pump = threading.Thread(target=self._pump, daemon=True)
+        self.pump.start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -62,4 +63,14 @@ class Child:
 
     def kill(self, grace_s: float = 0.0) -> None:
         kill_group(self.proc, grace_s)
+        # Close our ends of its pipes too, once the pump has read stdout to
+        # the end (the child is gone, so that is at once): a pipe left to the
+        # garbage collector is a ResourceWarning at some later, random point.
+        self.pump.join(timeout=5)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass  # stdin: a write-behind to a child that is gone
         self.stderr.close()
