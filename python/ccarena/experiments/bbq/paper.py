@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import variants
 from ..framework import Paper, Variant
 
 PAPER = Paper(
@@ -34,34 +35,24 @@ LONG_MS = 50
 #: "Excluding the startup phase" (Fig. 1): we measure from 20 s, after
 #: both flows have left Startup/Drain and the first ProbeRTT (~10 s).
 WINDOW_FROM_S = 20
-#: Seeds per point: framework.MIN_SEEDS, the fewest a verdict is judged
-#: over. The paper shows single runs without error bars; the spread over
-#: seeds (BBR/BBQ's random ProbeBW start phase) is the only spread a
-#: verdict can use (docs/experiments.md, "When a row agrees").
-SEEDS = (1, 2, 3, 4, 5)
-
-#: --quick: short runs, one seed (a smoke test, not a reproduction).
-QUICK_DURATION_S = 30
+SEEDS = variants.SEEDS
+QUICK_DURATION_S = variants.QUICK_DURATION_S
 QUICK_WINDOW_FROM_S = 10
 
 #: The paper's BBR: cc/bbr.c (Linux 6.x BBR v1, cc/include/bbr_core.h).
-BBR = Variant("bbr", "bbr", label="BBR")
+BBR = variants.BBR
 #: BBQ with the parameters the paper recommends (Sec. V-C): alpha = 3 ms,
 #: beta in [0.5%, 1%]. cc/bbq.c's defaults are these, so it sets none.
 BBQ = Variant("bbq", "bbq", label="BBQ")
 #: The failed first cut of Sec. V-A, "drain to exactly one BDP after
 #: probing", without BBQ's probe cap (cc/bbq.c's variant switch).
 FIRST_CUT = BBQ.derive("bbq-first-cut", {"first_cut": 1}, label="first cut (Sec. V-A)")
-#: The paper ran Linux 4.9.18, whose BBR lacks two things of the Linux 6.x
-#: BBR in cc/include/bbr_core.h, both added to Linux after 4.9: the
-#: ACK-aggregation allowance in cwnd and the 1% pacing margin. These
-#: parameters switch both off (an ablation, used by bbq-fig1 and bbq-fig12).
-LINUX49_PARAMS: dict[str, Any] = {"extra_acked_gain": 0, "pacing_margin": 0}
 
 
 def linux49(variant: Variant) -> Variant:
-    """``variant`` under Linux 4.9's cwnd and pacing ("bbr-linux49")."""
-    return variant.derive(f"{variant.name}-linux49", LINUX49_PARAMS, label=f"{variant.label}, Linux 4.9 cwnd/pacing")
+    """``variant`` under Linux 4.9's cwnd and pacing ("bbr-linux49"): the
+    paper ran Linux 4.9.18 (an ablation, used by bbq-fig1 and bbq-fig12)."""
+    return variants.older_linux(variant, "4.9")
 
 
 #: Display names of the variants in tables and legends, by name.

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import traces
+from .. import traces, variants
 from ..framework import Outcome, Paper, Report, Variant
 
 PAPER = Paper(
@@ -59,35 +59,23 @@ DEEP_BDP = 5.0
 SHALLOW_08_BDP = 0.8
 #: Sec. 5.4: throughput and retransmissions "at 0.1 intervals" (seconds).
 STEP_S = 0.1
-#: Seeds per point: framework.MIN_SEEDS. The paper shows single runs
-#: without error bars; our spread over seeds is the only spread a verdict
-#: can use (docs/experiments.md, "When a row agrees").
-SEEDS = (1, 2, 3, 4, 5)
-
-#: --quick: short runs, one seed (a smoke test, not a reproduction).
-QUICK_DURATION_S = 30
+SEEDS = variants.SEEDS
+QUICK_DURATION_S = variants.QUICK_DURATION_S
 QUICK_SINGLE_DURATION_S = 20
 
 #: The paper's BBR: Linux 4.14 BBRv1; ours is cc/bbr.c (Linux 6.x BBRv1).
-BBR = Variant("bbr", "bbr", label="BBR")
-CUBIC = Variant("cubic", "cubic", label="CUBIC")
+BBR = variants.BBR
+CUBIC = variants.CUBIC
 #: Algorithm 1 (cc/bbr_cws.c; its defaults are the paper's beta = 0.9,
 #: delta = 0.01, floor 0.2, 3-RTT wait, cut to inflight/3).
 BBR_CWS = Variant("bbr-cws", "bbr_cws", label="BBR-CWS")
 #: Algorithm 2 (cc/modest_bbr.c; w_max and S_min are its own choices,
 #: the paper gives none).
 MODEST = Variant("modest-bbr", "modest_bbr", label="Modest BBR")
-#: Linux 4.14's BBR lacks two things of the Linux 6.x BBR in
-#: cc/include/bbr_core.h, both added after 4.14: the ACK-aggregation
-#: allowance in cwnd and the 1% pacing margin. These parameters switch both
-#: off (an ablation next to BBR).
-LINUX414_PARAMS: dict[str, Any] = {"extra_acked_gain": 0, "pacing_margin": 0}
-
-
 def linux414(variant: Variant) -> Variant:
-    """``variant`` under Linux 4.14's cwnd and pacing ("bbr-linux414")."""
-    return variant.derive(f"{variant.name}-linux414", LINUX414_PARAMS,
-                          label=f"{variant.label}, Linux 4.14 cwnd/pacing")
+    """``variant`` under Linux 4.14's cwnd and pacing ("bbr-linux414"), the
+    kernel the paper ran: an ablation next to BBR."""
+    return variants.older_linux(variant, "4.14")
 
 
 BBR_414 = linux414(BBR)

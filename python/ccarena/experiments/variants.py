@@ -1,0 +1,38 @@
+"""What every paper package shares: the baseline algorithms, the seeds a
+verdict needs, and Linux BBR as older kernels ran it.
+
+One definition per fact; a paper's ``paper.py`` re-exports these under
+its own names where its text uses them.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from .framework import MIN_SEEDS, Variant
+
+#: cc/bbr.c: Linux 6.x BBR v1 (cc/include/bbr_core.h).
+BBR = Variant("bbr", "bbr", label="BBR")
+#: cc/cubic.c: Linux's CUBIC with HyStart.
+CUBIC = Variant("cubic", "cubic", label="CUBIC")
+
+#: Seeds per point: MIN_SEEDS, the fewest a verdict is judged over. The
+#: papers show single runs without error bars; the spread over seeds (the
+#: random ProbeBW start phase) is the only spread a verdict can use
+#: (docs/experiments.md, "When a row agrees").
+SEEDS: tuple[int, ...] = tuple(range(1, MIN_SEEDS + 1))
+#: --quick: 30-s runs, one seed (a smoke test, not a reproduction).
+QUICK_DURATION_S = 30
+
+#: BBR before Linux 4.19/4.20 (the 4.9 and 4.14 kernels the papers ran)
+#: lacks two things of the Linux 6.x BBR in bbr_core.h: the ACK-aggregation
+#: allowance in cwnd and the 1% pacing margin. These parameters switch
+#: both off.
+OLDER_LINUX_PARAMS = MappingProxyType({"extra_acked_gain": 0, "pacing_margin": 0})
+
+
+def older_linux(variant: Variant, version: str) -> Variant:
+    """``variant`` with Linux ``version``'s cwnd and pacing ("bbr-linux49"
+    for "4.9"): an ablation next to our Linux 6.x BBR."""
+    return variant.derive(f"{variant.name}-linux{version.replace('.', '')}", OLDER_LINUX_PARAMS,
+                          label=f"{variant.label}, Linux {version} cwnd/pacing")
