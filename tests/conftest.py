@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+
+# The suite may run with SIGINT ignored: a shell starts its background jobs
+# so (POSIX), and children inherit SIG_IGN across exec, where the processes
+# the signal tests start would then (rightly) keep ignoring the SIGINT they
+# are sent. A handler installed here becomes SIG_DFL in every child instead.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
