@@ -12,12 +12,16 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 
-# The suite may run with SIGINT ignored: a shell starts its background jobs
-# so (POSIX), and children inherit SIG_IGN across exec, where the processes
-# the signal tests start would then (rightly) keep ignoring the SIGINT they
-# are sent. A handler installed here becomes SIG_DFL in every child instead.
+# The suite may run with SIGINT or SIGHUP ignored (a shell's background job
+# ignores SIGINT, POSIX; nohup ignores SIGHUP), and children inherit SIG_IGN
+# across exec: the processes the signal tests start would then (rightly)
+# keep ignoring the signals they are sent. A handler installed here becomes
+# SIG_DFL in every child instead; this process keeps ignoring SIGHUP and
+# turns SIGINT into KeyboardInterrupt as Python does by default.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: None)
 
 
 def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
