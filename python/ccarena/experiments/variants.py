@@ -8,6 +8,7 @@ its own names where its text uses them.
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Any
 
 from .framework import MIN_SEEDS, Variant
 
@@ -36,3 +37,16 @@ def older_linux(variant: Variant, version: str) -> Variant:
     for "4.9"): an ablation next to our Linux 6.x BBR."""
     return variant.derive(f"{variant.name}-linux{version.replace('.', '')}", OLDER_LINUX_PARAMS,
                           label=f"{variant.label}, Linux {version} cwnd/pacing")
+
+
+def flow(variant: Variant, rtt_ms: float, **extra: Any) -> dict[str, Any]:
+    """A ``[[flow]]`` entry running ``variant`` (its cc and params) at
+    base RTT ``rtt_ms``; ``extra`` adds fields (count, stop, rtt_schedule)."""
+    if not isinstance(variant, Variant):
+        raise TypeError(f"flow() takes a Variant, not {variant!r}")
+    fields = variant.flow_fields()
+    entry: dict[str, Any] = {"cc": fields["cc"], "rtt": f"{rtt_ms:g}ms"}
+    if "params" in fields:
+        entry["params"] = fields["params"]
+    entry.update(extra)
+    return entry

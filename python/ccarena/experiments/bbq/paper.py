@@ -84,17 +84,8 @@ def window_from_s(quick: bool) -> int:
     return QUICK_WINDOW_FROM_S if quick else WINDOW_FROM_S
 
 
-def flow(variant: Variant, rtt_ms: float, **extra: Any) -> dict[str, Any]:
-    """A ``[[flow]]`` entry running ``variant`` (its cc and params) at
-    base RTT ``rtt_ms``; ``extra`` adds fields (count, stop, rtt_schedule)."""
-    if not isinstance(variant, Variant):
-        raise TypeError(f"flow() takes a Variant, not {variant!r}")
-    fields = variant.flow_fields()
-    entry: dict[str, Any] = {"cc": fields["cc"], "rtt": f"{rtt_ms:g}ms"}
-    if "params" in fields:
-        entry["params"] = fields["params"]
-    entry.update(extra)
-    return entry
+#: A ``[[flow]]`` entry: flow(variant, rtt_ms, **extra) (variants.flow).
+flow = variants.flow
 
 
 def scenario(

@@ -136,16 +136,8 @@ def bdp_packets(rate_mbps: float, rtt_ms: float) -> float:
     return rate_mbps * 1e6 / 8 * rtt_ms / 1e3 / 1448
 
 
-def flow(variant: Variant, rtt_ms: float, **extra: Any) -> dict[str, Any]:
-    """A ``[[flow]]`` entry running ``variant`` at base RTT ``rtt_ms``."""
-    if not isinstance(variant, Variant):
-        raise TypeError(f"flow() takes a Variant, not {variant!r}")
-    fields = variant.flow_fields()
-    entry: dict[str, Any] = {"cc": fields["cc"], "rtt": f"{rtt_ms:g}ms"}
-    if "params" in fields:
-        entry["params"] = fields["params"]
-    entry.update(extra)
-    return entry
+#: A ``[[flow]]`` entry: flow(variant, rtt_ms, **extra) (variants.flow).
+flow = variants.flow
 
 
 def scenario(
