@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .framework import MIN_SEEDS, Comparison, within_spread
+from .framework import MIN_SEEDS, Comparison, Outcome, within_spread
 
 
 def spread(values: Sequence[float], fmt: str) -> str:
@@ -85,6 +85,16 @@ def claim(
 def ours_only(quantity: str, ours: str, spread_text: str = "", note: str = "") -> Comparison:
     """A number the paper does not report (no verdict)."""
     return Comparison(quantity=quantity, paper="-", ours=ours, spread=spread_text, agrees=None, reason=note)
+
+
+def live_share_delay(quantity: str, live_run: Outcome, sim_run: Outcome) -> Comparison:
+    """A :func:`live` row of the first flow's share and the mean queueing
+    delay, live and simulated."""
+
+    def show(run: Outcome) -> str:
+        return f"{100 * run.share(0):.1f}%, {run.queue_delay_mean_ms:.1f} ms"
+
+    return live(quantity, show(live_run), show(sim_run))
 
 
 def live(quantity: str, live_text: str, sim_text: str, note: str = "") -> Comparison:

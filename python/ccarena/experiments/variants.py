@@ -25,6 +25,11 @@ SEEDS: tuple[int, ...] = tuple(range(1, MIN_SEEDS + 1))
 #: --quick: 30-s runs, one seed (a smoke test, not a reproduction).
 QUICK_DURATION_S = 30
 
+
+def seeds(quick: bool) -> tuple[int, ...]:
+    """The seeds of each point: all of SEEDS, or the first with --quick."""
+    return SEEDS[:1] if quick else SEEDS
+
 #: BBR before Linux 4.19/4.20 (the 4.9 and 4.14 kernels the papers ran)
 #: lacks two things of the Linux 6.x BBR in bbr_core.h: the ACK-aggregation
 #: allowance in cwnd and the 1% pacing margin. These parameters switch

@@ -213,11 +213,8 @@ def _live_rows(outcomes: Mapping[str, Outcome], per: Mapping[str, list[Outcome]]
     for cc in CCS:
         live = live_of(outcomes, cc, paper.SEEDS[0])
         if live is not None:
-            sim = per[cc][0]
-            rows.append(compare.live(
-                f"{LABEL[cc]} 10 ms share, queueing delay (seed {paper.SEEDS[0]})",
-                f"{100 * live.share(0):.1f}%, {live.queue_delay_mean_ms:.1f} ms",
-                f"{100 * sim.share(0):.1f}%, {sim.queue_delay_mean_ms:.1f} ms"))
+            rows.append(compare.live_share_delay(
+                f"{LABEL[cc]} 10 ms share, queueing delay (seed {paper.SEEDS[0]})", live, per[cc][0]))
     return rows
 
 

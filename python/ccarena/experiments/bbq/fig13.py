@@ -118,11 +118,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                           compare.spread(take["bbr"], ".2f")),
     ]
     if live is not None:
-        sim = per["bbq"][0]
-        rep.comparisons.append(compare.live(
-            f"BBQ 10 ms flow share, queueing delay (seed {paper.SEEDS[0]})",
-            f"{100 * live.share(0):.1f}%, {live.queue_delay_mean_ms:.1f} ms",
-            f"{100 * sim.share(0):.1f}%, {sim.queue_delay_mean_ms:.1f} ms"))
+        rep.comparisons.append(compare.live_share_delay(
+            f"BBQ 10 ms flow share, queueing delay (seed {paper.SEEDS[0]})", live, per["bbq"][0]))
 
     if fig_dir is not None:
         for cc in CCS:

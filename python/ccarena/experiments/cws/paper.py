@@ -114,8 +114,7 @@ JAIN_SETUP = (
 )
 
 
-def seeds(quick: bool) -> tuple[int, ...]:
-    return SEEDS[:1] if quick else SEEDS
+seeds = variants.seeds
 
 
 def duration_s(quick: bool) -> int:
