@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,31 @@ def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
         timeout=600,
         check=False,
     )
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+TABLE_HEADER = "| quantity | paper | ccarena | ccarena range | verdict |"
+
+
+def reproduce_quick(names: Sequence[str], out: Path) -> Path:
+    """`ccarena reproduce NAMES --quick --out OUT`, which must succeed; OUT."""
+    proc = run_cli("reproduce", *names, "--quick", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def assert_quick_report(out: Path) -> None:
+    """A --quick experiment's directory is complete and judges nothing:
+    the table and the --quick note, every linked figure a PNG, rows and
+    numbers in results.json, and no verdicts (one seed: docs/experiments.md,
+    rule 3, so nothing can differ unexplained)."""
+    report = (out / "report.md").read_text()
+    assert TABLE_HEADER in report and "--quick run" in report
+    linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
+    assert linked and all((out / f).read_bytes().startswith(PNG_MAGIC) for f in linked)
+    results = json.loads((out / "results.json").read_text())
+    assert results["comparisons"] and results["numbers"]
+    assert all(row["agrees"] is None for row in results["comparisons"])
 
 
 @pytest.fixture

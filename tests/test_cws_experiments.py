@@ -17,9 +17,7 @@ behaviour thresholds below:
 
 from __future__ import annotations
 
-import json
 import math
-import re
 
 import numpy as np
 import pytest
@@ -28,19 +26,14 @@ from ccarena import experiments
 from ccarena.experiments.cws import EXPERIMENTS, PAPER
 from ccarena.experiments.cws import paper
 from ccarena.experiments.framework import Outcome
-from conftest import run_cli
+from conftest import assert_quick_report, reproduce_quick
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-TABLE_HEADER = "| quantity | paper | ccarena | ccarena range | verdict |"
 NAMES = [exp.name for exp in EXPERIMENTS]
 
 
 @pytest.fixture(scope="module")
 def quick_out(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cws")
-    proc = run_cli("reproduce", *NAMES, "--quick", "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return reproduce_quick(NAMES, tmp_path_factory.mktemp("cws"))
 
 
 def test_every_figure_with_data_has_an_experiment():
@@ -53,17 +46,7 @@ def test_every_figure_with_data_has_an_experiment():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_quick_run_writes_a_complete_report_without_verdicts(quick_out, name):
-    out = quick_out / name
-    report = (out / "report.md").read_text()
-    assert TABLE_HEADER in report and "--quick run" in report
-    linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
-    assert linked and all((out / f).read_bytes().startswith(PNG_MAGIC) for f in linked)
-    results = json.loads((out / "results.json").read_text())
-    rows = results["comparisons"]
-    assert rows
-    # One seed: no verdicts (docs/experiments.md, rule 3), so nothing can differ unexplained.
-    assert all(row["agrees"] is None for row in rows)
-    assert results["numbers"]
+    assert_quick_report(quick_out / name)
 
 
 # --- The measures, on hand-made traces ------------------------------------

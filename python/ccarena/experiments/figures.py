@@ -51,6 +51,8 @@ class Panel:
     logy: bool = False
     #: Legend position ("best" lets matplotlib find the emptiest corner).
     legend_loc: str = "upper right"
+    #: A count (packets): whole-number ticks only.
+    integer: bool = False
 
 
 def _visible_range(
@@ -118,6 +120,10 @@ def time_panels(
         ax.set_ylabel(panel.ylabel)
         if panel.logy:
             ax.set_yscale("log")
+        if panel.integer:
+            from matplotlib.ticker import MaxNLocator
+
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         if xlim is not None:
             _zoom_y(ax, t, panel, xlim)
         elif not panel.logy and (panel.ymin is not None or panel.ymax is not None):
@@ -196,7 +202,8 @@ def sweep(
     ``reference`` is a curve drawn as a reference, not as data (grey,
     dashed, no markers; e.g. the fair share 1/(N+1)); ``integer_x`` puts a
     tick at each x (counts: no fractional ticks); ``logy`` uses a log
-    y-axis with plain-number ticks (shares from 1% to 100%).
+    y-axis with plain-number ticks (1-2-5 from 0.1 to 100: shares in
+    percent, delays in seconds).
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.6))
@@ -220,7 +227,7 @@ def sweep(
     if logy:
         ax.set_yscale("log")
         lo, hi = ylim if ylim is not None else ax.get_ylim()
-        ticks = [v for v in (0.5, 1, 2, 5, 10, 20, 50, 100) if lo <= v <= hi]
+        ticks = [v for v in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100) if lo <= v <= hi]
         ax.set_yticks(ticks)
         ax.set_yticklabels([f"{v:g}" for v in ticks])
         ax.minorticks_off()

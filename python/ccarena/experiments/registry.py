@@ -8,13 +8,14 @@ from __future__ import annotations
 from types import ModuleType
 
 from ..errors import ScenarioError
-from . import bbq, cws
+from . import bbq, bbr, cws
 from .framework import Experiment, Paper
 
 #: The paper packages.
 PACKAGES: tuple[ModuleType, ...] = (
     bbq,
     cws,
+    bbr,
 )
 
 PAPERS: tuple[Paper, ...] = tuple(pkg.PAPER for pkg in PACKAGES)

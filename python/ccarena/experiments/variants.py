@@ -44,6 +44,34 @@ def older_linux(variant: Variant, version: str) -> Variant:
                           label=f"{variant.label}, Linux {version} cwnd/pacing")
 
 
+def scenario(
+    flows: list[dict[str, Any]],
+    *,
+    seed: int,
+    duration: float,
+    rate: str,
+    buffer: str,
+    window: tuple[float, float] | None = None,
+    interval: str | None = None,
+    **bottleneck: Any,
+) -> dict[str, Any]:
+    """A scenario document: ``flows`` (from :func:`flow`) through one
+    bottleneck of ``rate`` and ``buffer`` (plus any other ``[bottleneck]``
+    keys: ``loss``, ``policer``, ``schedule``, ...), measured over
+    ``window`` (default: the whole run), telemetry every ``interval``."""
+    lo, hi = window if window is not None else (0.0, duration)
+    doc: dict[str, Any] = {
+        "duration": f"{duration:g}s",
+        "seed": seed,
+        "measure": {"from": f"{lo:g}s", "to": f"{hi:g}s"},
+        "bottleneck": {"rate": rate, "buffer": buffer, **bottleneck},
+        "flow": flows,
+    }
+    if interval is not None:
+        doc["output"] = {"interval": interval}
+    return doc
+
+
 def flow(variant: Variant, rtt_ms: float, **extra: Any) -> dict[str, Any]:
     """A ``[[flow]]`` entry running ``variant`` (its cc and params) at
     base RTT ``rtt_ms``; ``extra`` adds fields (count, stop, rtt_schedule)."""

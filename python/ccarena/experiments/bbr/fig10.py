@@ -1,0 +1,260 @@
+"""bbr-fig10: steady-state median RTT against the bottleneck buffer on a
+128 kbit/s, 40 ms link (an emulated 2.5G SGSN) with eight BBR or eight
+CUBIC flows, and how long a new connection's first packet would wait.
+
+Paper (L159): "Figure 10 compares (emulated) SGSN Internet-to-mobile delay
+for BBR and CUBIC. The horizontal lines mark one of the more serious
+consequences: TCP adapts to long RTT delay except on the connection
+initiation SYN packet, which has an OS-dependent fixed timeout. When the
+mobile device is receiving bulk data (e.g., from automatic app updates)
+via a large-buffered SGSN, the device can't connect to anything on the
+Internet until the queue empties (the SYN ACK accept packet is delayed for
+longer than the fixed SYN timeout)." L163: "Figure 10 shows steady-state
+median RTT variation with link buffer size on a 128-Kbps/40-ms link with
+eight BBR (green) or CUBIC (red) flows. BBR keeps the queue near its
+minimum, independent of both bottleneck buffer size and number of active
+flows. CUBIC flows always fill the buffer, so the delay grows linearly
+with buffer size."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from . import paper
+from ... import units
+from .. import compare
+from ..common import key, markdown_table, mean, runs_of
+from ..figures import Series, sweep
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
+
+VARIANTS = (paper.BBR, paper.CUBIC)
+BBR, CUBIC = (v.name for v in VARIANTS)
+RATE_KBPS = 128
+RTT_MS = 40
+FLOWS = 8
+#: Buffers, kB (the paper's are not given; L159: SGSNs have "frequently
+#: megabytes of buffer"). 1 MB holds 65 s at 128 kbit/s.
+BUFFERS_KB = (10, 20, 50, 100, 200, 500, 1000)
+QUICK_BUFFERS_KB = (20, 200)
+#: Long enough for eight CUBIC flows to fill 1 MB; steady state is the second half.
+DURATION_S = 600.0
+QUICK_DURATION_S = 120.0
+INTERVAL = "100ms"
+#: "Independent of ... number of active flows": BBR alone and in groups, at
+#: the largest buffer.
+FLOW_COUNTS = (1, 2, 4, FLOWS)
+QUICK_FLOW_COUNTS = (1, FLOWS)
+#: Initial SYN retransmission timeouts: Linux's 1 s (RFC 6298, TCP_TIMEOUT_INIT)
+#: and the 3 s of RFC 1122 that older stacks keep.
+SYN_TIMEOUTS_S = (1.0, 3.0)
+#: "Near its minimum": within twice the empty-path RTT, the most one BBR
+#: flow's 2-BDP cwnd cap (L207) allows.
+NEAR = 2.0
+#: "Always fill the buffer": the median queue at least 70% of it (Fig. 5:
+#: CUBIC "cycles from 70 to 100 percent full", L125).
+FILL = 0.70
+
+
+def buffers(quick: bool) -> tuple[int, ...]:
+    return QUICK_BUFFERS_KB if quick else BUFFERS_KB
+
+
+def duration_s(quick: bool) -> float:
+    return QUICK_DURATION_S if quick else DURATION_S
+
+
+def flow_counts(quick: bool) -> tuple[int, ...]:
+    return QUICK_FLOW_COUNTS if quick else FLOW_COUNTS
+
+
+def _spec(v: Variant, seed: int, b: int, n: int, quick: bool) -> RunSpec:
+    dur = duration_s(quick)
+    point = {"buffer": f"{b}KB"} if n == FLOWS else {"buffer": f"{b}KB", "flows": n}
+    return RunSpec(key(v.name, seed, **point),
+                   paper.scenario([paper.flow(v, RTT_MS, count=n)], seed=seed, duration=dur, rate=f"{RATE_KBPS}Kbit",
+                                  buffer=f"{b}KB", window=(dur / 2, dur), interval=INTERVAL),
+                   ("rtt_ms",), ("queue_delay_ms",))
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    specs = [_spec(v, seed, b, FLOWS, quick) for v in VARIANTS for b in buffers(quick) for seed in paper.seeds(quick)]
+    specs += [_spec(paper.BBR, seed, buffers(quick)[-1], n, quick) for n in flow_counts(quick) if n != FLOWS
+              for seed in paper.seeds(quick)]
+    return specs
+
+
+def median_rtt_ms(run: Outcome) -> float:
+    """The median of every flow's RTT samples (one per interval) in the window."""
+    lo = float(run.summary["window"]["from_s"])
+    x = np.concatenate([paper.rtt(run, i)[run.t_s > lo] for i in range(len(run.flows))])
+    return float(np.nanmedian(x))
+
+
+def lowest_rtt_ms(run: Outcome) -> float:
+    """The lowest RTT sample of any flow in the window (what RTprop can be)."""
+    lo = float(run.summary["window"]["from_s"])
+    x = np.concatenate([paper.rtt(run, i)[run.t_s > lo] for i in range(len(run.flows))])
+    return float(np.nanmin(x)) if np.isfinite(x).any() else float("nan")
+
+
+def syn_wait_s(run: Outcome) -> float:
+    """How long a packet joining the queue waits (median sojourn), s: what
+    a new connection's SYN-ACK waits behind the bulk data."""
+    return float(run.summary["queue_delay_ms"]["p50"]) / 1e3
+
+
+def time_out_fraction(run: Outcome, timeout_s: float) -> float:
+    """Fraction of the window's intervals whose mean queueing delay exceeds ``timeout_s``."""
+    lo = float(run.summary["window"]["from_s"])
+    d = run.link["queue_delay_ms"][run.t_s > lo]
+    d = d[np.isfinite(d)]
+    return float(np.mean(d > 1e3 * timeout_s)) if len(d) else float("nan")
+
+
+def crossing_kb(bufs: list[int], waits: list[float], timeout_s: float) -> float | None:
+    """The buffer (kB, log-interpolated) at which the median wait first
+    exceeds ``timeout_s``; None if it never does."""
+    for i, (b, w) in enumerate(zip(bufs, waits)):
+        if w > timeout_s:
+            if i == 0:
+                return float(b)
+            b0, w0 = bufs[i - 1], waits[i - 1]
+            f = (timeout_s - w0) / (w - w0)
+            return float(np.exp(np.log(b0) + f * (np.log(b) - np.log(b0))))
+    return None
+
+
+def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
+    seeds = paper.seeds(quick)
+    bufs = list(buffers(quick))
+    dur = duration_s(quick)
+    per = {cc: {b: runs_of(outcomes, cc, seeds, buffer=f"{b}KB") for b in bufs} for cc in (BBR, CUBIC)}
+    med = {cc: {b: [median_rtt_ms(r) for r in per[cc][b]] for b in bufs} for cc in (BBR, CUBIC)}
+    wait = {cc: {b: [syn_wait_s(r) for r in per[cc][b]] for b in bufs} for cc in (BBR, CUBIC)}
+    ser = paper.serialisation_ms(RATE_KBPS / 1e3)
+    empty = RTT_MS + ser
+    drain_ms = {b: b * 1e3 * 8 / RATE_KBPS for b in bufs}  # a full buffer's queueing delay
+    fill = {b: [(m - empty) / drain_ms[b] for m in med[CUBIC][b]] for b in bufs}
+    big = bufs[-1]
+    counts = flow_counts(quick)
+    by_n = {n: [median_rtt_ms(r) for r in (per[BBR][big] if n == FLOWS else
+                                           runs_of(outcomes, BBR, seeds, buffer=f"{big}KB", flows=n))] for n in counts}
+    rep = Report(setup=list(paper.SETUP[1:]))
+    rep.setup += [
+        f"Eight flows of one algorithm (`count = {FLOWS}`, all starting at 0 s) on {RATE_KBPS} kbit/s, {RTT_MS} ms, "
+        f"droptail buffers of {', '.join(map(str, bufs))} kB (the paper's are not given); {dur:g} s, steady state "
+        f"over the second half. An empty path's RTT is {empty:.0f} ms: {RTT_MS} ms plus one packet's {ser:.0f} ms on "
+        f"the {RATE_KBPS} kbit/s link. Median RTT: the median of every flow's RTT samples taken every {INTERVAL} in "
+        f"the window. BBR also runs with {', '.join(map(str, counts[:-1]))} flows at the largest buffer.",
+        f"\"Near its minimum\": at most {NEAR:g} x the empty-path RTT (one BBR flow's 2-BDP cwnd cap, L207, allows no "
+        f"more); \"independent of buffer size\": no step up between neighbouring buffers larger than the two points' "
+        f"seed half-ranges together (docs/experiments.md). CUBIC \"always fills the buffer\" when its median queue "
+        f"(median RTT less the empty path's) is at least {100 * FILL:.0f}% of the buffer's drain time at every size "
+        "(Fig. 5's \"from 70 to 100 percent full\").",
+        "A new connection's SYN-ACK waits behind the bulk data for the queue's median sojourn time (the summary's "
+        f"p50 queueing delay); the SYN timeouts are Linux's initial RTO of {SYN_TIMEOUTS_S[0]:g} s (RFC 6298) and the "
+        f"{SYN_TIMEOUTS_S[1]:g} s of RFC 1122 that older stacks keep.",
+    ]
+    for cc in (BBR, CUBIC):
+        for b in bufs:
+            rep.numbers[f"{cc}.median_rtt_ms.{b}KB"] = mean(med[cc][b])
+            rep.numbers[f"{cc}.syn_wait_s.{b}KB"] = mean(wait[cc][b])
+    for b in bufs:
+        rep.numbers[f"cubic.fill.{b}KB"] = mean(fill[b])
+    for n in counts:
+        rep.numbers[f"bbr.median_rtt_ms.{n}flows.{big}KB"] = mean(by_n[n])
+    near_bad = [b for b in bufs if mean(med[BBR][b]) > NEAR * empty + _half(med[BBR][b])]
+    rises = _rises([med[BBR][b] for b in bufs])
+    rises_n = _rises([by_n[n] for n in counts])
+    fill_bad = [b for b in bufs if mean(fill[b]) < FILL - _half(fill[b])]
+    worst = max(bufs, key=lambda b: mean(med[BBR][b]))
+    least = min(bufs, key=lambda b: mean(fill[b]))
+    floor_ms = FLOWS * paper.BBR_MIN_CWND * ser - RTT_MS  # min-cwnd packets beyond the pipe, queued
+    lowest = {b: min(lowest_rtt_ms(r) for r in per[BBR][b]) for b in bufs}
+    bbr_reason = (f"BBR's minimum cwnd is {paper.BBR_MIN_CWND} packets (ProbeRTT's too): eight flows in ProbeRTT "
+                  f"together still hold {FLOWS * paper.BBR_MIN_CWND} packets, which take "
+                  f"{FLOWS * paper.BBR_MIN_CWND * ser / 1e3:.1f} s to cross the link while the pipe holds "
+                  f"{RTT_MS / ser:.1f} of them: {floor_ms / 1e3:.1f} s of queue. So the flows never see the empty path "
+                  f"(the lowest RTT sample of any flow in the window at {big} kB is {lowest[big] / 1e3:.2f} s, "
+                  f"{lowest[big] / empty:.0f}x the empty path's {empty:.0f} ms), their RTprop carries seconds of queue, "
+                  "and cwnd = 2 x bw x RTprop keeps about twice that in flight. Median RTT "
+                  + ", ".join(f"{b} kB: {mean(med[BBR][b]) / 1e3:.2f} s" for b in bufs)
+                  + f"; buffers smaller than the floor ({FLOWS * paper.BBR_MIN_CWND * units.PACKET_WIRE_BYTES / 1e3:.0f} kB) "
+                  "stay full and drop.")
+    rep.comparisons += [
+        compare.claim("BBR: median RTT at every buffer", "\"BBR keeps the queue near its minimum\" (L163): <= "
+                      f"{NEAR:g} x {empty:.0f} ms", f"max {mean(med[BBR][worst]):.0f} ms (at {worst} kB)", not near_bad,
+                      spread_text=compare.spread(med[BBR][worst], ".0f"), reason=bbr_reason),
+        compare.claim("BBR: median RTT as the buffer grows",
+                      "\"independent of both bottleneck buffer size ...\" (L163)",
+                      " -> ".join(f"{mean(med[BBR][b]):.0f}" for b in bufs) + " ms", not rises,
+                      reason=bbr_reason),
+        compare.claim(f"BBR: median RTT with {', '.join(map(str, counts))} flows ({big} kB)",
+                      "\"... and number of active flows\" (L163)",
+                      " -> ".join(f"{mean(by_n[n]):.0f}" for n in counts) + " ms", not rises_n,
+                      reason=f"the floor of the first row grows with the number of flows: {paper.BBR_MIN_CWND} packets "
+                             f"each, {paper.BBR_MIN_CWND * ser / 1e3:.2f} s of queue per flow at {RATE_KBPS} kbit/s."),
+        compare.claim("CUBIC: median queue / buffer at every buffer",
+                      f"\"CUBIC flows always fill the buffer\" (L163): >= {100 * FILL:.0f}%",
+                      f"min {100 * mean(fill[least]):.0f}% (at {least} kB)", not fill_bad,
+                      spread_text=compare.spread([100 * x for x in fill[least]], ".0f"),
+                      reason="; ".join(f"{b} kB: {100 * mean(fill[b]):.0f}%" for b in bufs) + "."),
+    ]
+    slope = np.polyfit([float(b) for b in bufs], [mean(med[CUBIC][b]) for b in bufs], 1)[0] if len(bufs) > 1 else np.nan
+    rep.numbers["cubic.rtt_slope_ms_per_kb"] = float(slope)
+    rep.comparisons.append(compare.ours_only(
+        "CUBIC: median RTT per kB of buffer (least squares)", f"{slope:.1f} ms/kB",
+        note=f"the paper: \"the delay grows linearly with buffer size\"; a full buffer adds {8 / RATE_KBPS * 1e3:.1f} "
+             "ms per kB at 128 kbit/s."))
+    for timeout in SYN_TIMEOUTS_S:
+        for cc in (BBR, CUBIC):
+            x = crossing_kb(bufs, [mean(wait[cc][b]) for b in bufs], timeout)
+            rep.numbers[f"{cc}.syn_timeout_{timeout:g}s_kb"] = float("nan") if x is None else x
+            rep.comparisons.append(compare.ours_only(
+                f"{paper.LABEL[cc]}: buffer from which a SYN-ACK waits > {timeout:g} s",
+                "never" if x is None else f"{x:.0f} kB",
+                note=f"the paper marks its SYN timeouts as horizontal lines (no number); at {bufs[-1]} kB the median "
+                     f"wait is {mean(wait[cc][bufs[-1]]):.1f} s and the queue delay exceeds {timeout:g} s in "
+                     f"{100 * mean([time_out_fraction(r, timeout) for r in per[cc][bufs[-1]]]):.0f}% of the time."))
+    rows = [[f"{b}", f"{mean(med[BBR][b]):.0f}", f"{mean(wait[BBR][b]):.2f}", f"{mean(med[CUBIC][b]):.0f}",
+             f"{mean(wait[CUBIC][b]):.2f}", f"{100 * mean(fill[b]):.0f}%"] for b in bufs]
+    rep.sections.append(("Per buffer (mean over seeds)", markdown_table(
+        ["buffer (kB)", "BBR median RTT (ms)", "BBR SYN-ACK wait (s)", "CUBIC median RTT (ms)", "CUBIC SYN-ACK wait (s)",
+         "CUBIC queue / buffer"], rows)))
+
+    if fig_dir is not None:
+        series = [Series(paper.LABEL[cc], [mean(med[cc][b]) / 1e3 for b in bufs], [min(med[cc][b]) / 1e3 for b in bufs],
+                         [max(med[cc][b]) / 1e3 for b in bufs], style={"color": color})
+                  for cc, color in ((BBR, "tab:green"), (CUBIC, "tab:red"))]
+        top = max(max(med[cc][b]) for cc in (BBR, CUBIC) for b in bufs) / 1e3
+        sweep(fig_dir / "fig10.png", f"{FLOWS} flows, {RATE_KBPS} kbit/s, {RTT_MS} ms: steady-state median RTT",
+              bufs, series, xlabel="bottleneck buffer (kB)", ylabel="median RTT (s)", logx=True, logy=True,
+              ylim=(0.1, 1.5 * top), hline=(SYN_TIMEOUTS_S[0], f"SYN timeout {SYN_TIMEOUTS_S[0]:g} s (Linux)"),
+              reference=Series(f"empty path ({empty:.0f} ms)", [empty / 1e3] * len(bufs)))
+        rep.figures.append(Figure("fig10.png", "the paper's Fig. 10: median RTT against the buffer (mean, seed range); "
+                                               "the dashed line is Linux's initial SYN timeout"))
+    return paper.finish(rep, quick)
+
+
+def _half(xs: list[float]) -> float:
+    return (max(xs) - min(xs)) / 2
+
+
+def _rises(points: list[list[float]]) -> list[int]:
+    """The steps up between neighbouring points larger than the two points'
+    seed half-ranges together (docs/experiments.md)."""
+    return [i for i in range(len(points) - 1)
+            if mean(points[i + 1]) - mean(points[i]) > _half(points[i]) + _half(points[i + 1])]
+
+
+EXPERIMENT = Experiment(
+    name="bbr-fig10",
+    figure="Fig. 10",
+    summary="8 flows on 128 kbit/s, 40 ms: median RTT vs buffer size, BBR and CUBIC; when a new connection's SYN times out",
+    runs=runs,
+    analyse=analyse,
+)
