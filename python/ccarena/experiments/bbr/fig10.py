@@ -27,7 +27,7 @@ import numpy as np
 from . import paper
 from ... import units
 from .. import compare
-from ..common import key, markdown_table, mean, runs_of
+from ..common import key, live_of, markdown_table, mean, runs_of
 from ..figures import Series, sweep
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
 
@@ -85,6 +85,23 @@ def runs(quick: bool) -> list[RunSpec]:
     specs += [_spec(paper.BBR, seed, buffers(quick)[-1], n, quick) for n in flow_counts(quick) if n != FLOWS
               for seed in paper.seeds(quick)]
     return specs
+
+
+#: ``--live`` repeats BBR's first seed at this buffer (kB) on real Linux
+#: (the kernel's own BBR): does Linux keep the same seconds of queue?
+LIVE_BUFFER_KB = 100
+QUICK_LIVE_BUFFER_KB = 200
+
+
+def live_buffer_kb(quick: bool) -> int:
+    return QUICK_LIVE_BUFFER_KB if quick else LIVE_BUFFER_KB
+
+
+def live_runs(quick: bool) -> list[RunSpec]:
+    """``--live``: eight BBR flows at one buffer, seed 1, the simulated
+    run's scenario (its whole duration: 10 minutes of testbed, 2 with --quick)."""
+    point = _spec(paper.BBR, paper.seeds(quick)[0], live_buffer_kb(quick), FLOWS, quick)
+    return [RunSpec(point.key, point.scenario)]
 
 
 def median_rtt_ms(run: Outcome) -> float:
@@ -175,6 +192,16 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     least = min(bufs, key=lambda b: mean(fill[b]))
     floor_ms = FLOWS * paper.BBR_MIN_CWND * ser - RTT_MS  # min-cwnd packets beyond the pipe, queued
     lowest = {b: min(lowest_rtt_ms(r) for r in per[BBR][b]) for b in bufs}
+    lb = live_buffer_kb(quick)
+    live = live_of(outcomes, BBR, seeds[0], buffer=f"{lb}KB")
+    sim_live_point = outcomes[key(BBR, seeds[0], buffer=f"{lb}KB")]
+    if live is None:
+        linux = (f" Whether real Linux keeps the same queue is measured by `ccarena reproduce bbr-fig10 --live` "
+                 "(root), not by this run.")
+    else:
+        linux = (f" Real Linux's own BBR on this host keeps the same queue (this run's --live pass, seed "
+                 f"{seeds[0]}, {lb} kB): median queueing delay {syn_wait_s(live):.2f} s against the simulator's "
+                 f"{syn_wait_s(sim_live_point):.2f} s.")
     bbr_reason = (f"BBR's minimum cwnd is {paper.BBR_MIN_CWND} packets (ProbeRTT's too): eight flows in ProbeRTT "
                   f"together still hold {FLOWS * paper.BBR_MIN_CWND} packets, which take "
                   f"{FLOWS * paper.BBR_MIN_CWND * ser / 1e3:.1f} s to cross the link while the pipe holds "
@@ -184,7 +211,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                   "and cwnd = 2 x bw x RTprop keeps about twice that in flight. Median RTT "
                   + ", ".join(f"{b} kB: {mean(med[BBR][b]) / 1e3:.2f} s" for b in bufs)
                   + f"; buffers smaller than the floor ({FLOWS * paper.BBR_MIN_CWND * units.PACKET_WIRE_BYTES / 1e3:.0f} kB) "
-                  "stay full and drop.")
+                  "stay full and drop." + linux)
     rep.comparisons += [
         compare.claim("BBR: median RTT at every buffer", "\"BBR keeps the queue near its minimum\" (L163): <= "
                       f"{NEAR:g} x {empty:.0f} ms", f"max {mean(med[BBR][worst]):.0f} ms (at {worst} kB)", not near_bad,
@@ -204,6 +231,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                       spread_text=compare.spread([100 * x for x in fill[least]], ".0f"),
                       reason="; ".join(f"{b} kB: {100 * mean(fill[b]):.0f}%" for b in bufs) + "."),
     ]
+    if live is not None:
+        rep.comparisons.append(compare.live(
+            f"BBR, {FLOWS} flows, {lb} kB: median queueing delay (seed {seeds[0]})", f"{syn_wait_s(live):.2f} s",
+            f"{syn_wait_s(sim_live_point):.2f} s"))
     slope = np.polyfit([float(b) for b in bufs], [mean(med[CUBIC][b]) for b in bufs], 1)[0] if len(bufs) > 1 else np.nan
     rep.numbers["cubic.rtt_slope_ms_per_kb"] = float(slope)
     rep.comparisons.append(compare.ours_only(
@@ -257,4 +288,5 @@ EXPERIMENT = Experiment(
     summary="8 flows on 128 kbit/s, 40 ms: median RTT vs buffer size, BBR and CUBIC; when a new connection's SYN times out",
     runs=runs,
     analyse=analyse,
+    live=live_runs,
 )
