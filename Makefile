@@ -11,7 +11,7 @@
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 #   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
-#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated (~3 min)
+#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, and hock-single's 10 Gbit/s flow (~3 min)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help

@@ -4,8 +4,9 @@ aggregation, the per-point data table."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
-from .framework import LIVE_PREFIX, Outcome, RunSpec
+from .framework import LIVE_PREFIX, Outcome, Report, RunSpec
 
 #: Telemetry the time-series figures use.
 GOODPUT_COLUMNS = ("goodput_mbps",)
@@ -45,6 +46,12 @@ def mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs)
 
 
+def half_range(xs: Sequence[float]) -> float:
+    """Half the min-max range of per-seed values: the spread a verdict
+    allows around their mean (docs/experiments.md, "When a row agrees")."""
+    return (max(xs) - min(xs)) / 2
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -66,3 +73,12 @@ def cwnd_limited_fraction(run: Outcome, flow: int, lo: float, hi: float) -> floa
 
 #: Columns a sweep keeps so that its report can say why a point differs.
 EVIDENCE_COLUMNS = ("cwnd", "inflight")
+
+
+def finish(rep: Report, quick: bool) -> Report:
+    """A --quick run (one seed, short runs) gives no verdicts: its rows
+    keep their numbers and lose their verdicts."""
+    if quick:
+        rep.comparisons = [replace(c, agrees=None, reason=c.reason if c.agrees is None else "")
+                           for c in rep.comparisons]
+    return rep

@@ -164,7 +164,9 @@ def _errors(series: Series) -> np.ndarray | None:
     if series.lo is None or series.hi is None:
         return None
     mean = np.asarray(series.mean, dtype=float)
-    return np.vstack([mean - np.asarray(series.lo, dtype=float), np.asarray(series.hi, dtype=float) - mean])
+    # A mean of equal values can land an ulp outside them: no negative bars.
+    return np.maximum(np.vstack([mean - np.asarray(series.lo, dtype=float),
+                                 np.asarray(series.hi, dtype=float) - mean]), 0.0)
 
 
 def _sparse_log_labels(x: Sequence[float], min_gap: float = 0.06) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from ..errors import ScenarioError
-from . import bbq, bbr, cws
+from . import bbq, bbr, cws, hock
 from .framework import Experiment, Paper
 
 #: The paper packages.
@@ -16,6 +16,7 @@ PACKAGES: tuple[ModuleType, ...] = (
     bbq,
     cws,
     bbr,
+    hock,
 )
 
 PAPERS: tuple[Paper, ...] = tuple(pkg.PAPER for pkg in PACKAGES)

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .framework import Outcome
 
 #: BBR/BBQ modes as cc/include/bbr_core.h reports them (cc_mode).
 STARTUP, DRAIN, PROBE_BW, PROBE_RTT = 0, 1, 2, 3
@@ -69,3 +73,11 @@ def fraction(flag: np.ndarray, sel: np.ndarray) -> float:
 def mean_and_range(values: Sequence[float]) -> tuple[float, float, float]:
     arr = np.asarray(values, dtype=float)
     return float(arr.mean()), float(arr.min()), float(arr.max())
+
+
+def rtt(run: Outcome, index: int = 0) -> np.ndarray:
+    """The flow's latest RTT sample per interval, ms (NaN before the first:
+    the engine writes 0 there)."""
+    x = np.asarray(run.flow["rtt_ms"][index], dtype=float).copy()
+    x[~(x > 0)] = np.nan
+    return x

@@ -18,7 +18,7 @@ import numpy as np
 from . import paper
 from .paper import LABEL
 from .. import compare, traces
-from ..common import DEEP_COLUMNS, key, live_of, mean, runs_of, summary_only, values
+from ..common import DEEP_COLUMNS, half_range, key, live_of, mean, runs_of, summary_only, values
 from ..figures import Line, Panel, time_panels
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
@@ -168,7 +168,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         compare.claim("BBQ: link utilisation the same as BBR's",
                       "\"achieves the same link utilization\" (Sec. VIII)",
                       f"{100 * mean(util['bbq']):.1f}% vs BBR {100 * mean(util['bbr']):.1f}%",
-                      mean(util["bbq"]) >= mean(util["bbr"]) - max(_half(util["bbq"]), _half(util["bbr"]))
+                      mean(util["bbq"]) >= mean(util["bbr"]) - max(half_range(util["bbq"]), half_range(util["bbr"]))
                       if len(seeds) >= MIN_SEEDS else None,
                       spread_text=compare.spread([100 * v for v in util["bbq"]], ".1f"),
                       reason=f"BBQ's utilisation {100 * mean(util['bbq']):.1f}% "
@@ -228,10 +228,6 @@ def _live_note(outcomes: Mapping[str, Outcome], per: Mapping[str, list[Outcome]]
              for cc, r in live.items() if r is not None]
     return ("Real Linux on this host (the --live pass of this run, our algorithms as BPF, seed 1's scenario) gives "
             "the 10 ms flow and the queue " + "; ".join(parts) + ".")
-
-
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
 
 
 def _plot(run: Outcome, path: Path, title: str, lo: float, hi: float) -> None:

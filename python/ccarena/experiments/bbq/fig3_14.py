@@ -18,7 +18,7 @@ from pathlib import Path
 from . import paper
 from .paper import LABEL
 from .. import compare
-from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, half_range, key, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, fairer, within_spread
 
@@ -91,7 +91,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     # 1.552x BBR's share, so its BBR share there is at most 50% / 1.552 = 32.2%.
     far = 0.5 / PAPER_MIN
     high = [r for r in points if r >= 100]
-    not_far = [r for r in high if bbr_means[r] - _half(share["bbr"][r]) > far]
+    not_far = [r for r in high if bbr_means[r] - half_range(share["bbr"][r]) > far]
     not_fairer = [r for r in points if not fairer(bbq_means[r], bbr_means[r])]
     below_min = [r for r in points if ratio[r] + half[r] < PAPER_MIN]
     above_max = [r for r in points if ratio[r] - half[r] > PAPER_MAX]
@@ -212,10 +212,6 @@ def _low_rate_reason(share: dict, limited: dict, rate: int) -> str:
         f"The 2 MB buffer is {2e6 * 8 / (rate * 1e6):.1f} s of queue at {rate} Mbit/s; the ratio cannot exceed "
         f"{0.5 / bbr:.2f}x while BBQ stays at or below fair."
     )
-
-
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
 
 
 def _bdp50(rate: int) -> float:

@@ -27,7 +27,7 @@ import numpy as np
 from . import paper
 from ... import units
 from .. import compare
-from ..common import key, live_of, markdown_table, mean, runs_of
+from ..common import half_range, key, live_of, markdown_table, mean, runs_of
 from ..figures import Series, sweep
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
 
@@ -184,10 +184,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         rep.numbers[f"cubic.fill.{b}KB"] = mean(fill[b])
     for n in counts:
         rep.numbers[f"bbr.median_rtt_ms.{n}flows.{big}KB"] = mean(by_n[n])
-    near_bad = [b for b in bufs if mean(med[BBR][b]) > NEAR * empty + _half(med[BBR][b])]
+    near_bad = [b for b in bufs if mean(med[BBR][b]) > NEAR * empty + half_range(med[BBR][b])]
     rises = _rises([med[BBR][b] for b in bufs])
     rises_n = _rises([by_n[n] for n in counts])
-    fill_bad = [b for b in bufs if mean(fill[b]) < FILL - _half(fill[b])]
+    fill_bad = [b for b in bufs if mean(fill[b]) < FILL - half_range(fill[b])]
     worst = max(bufs, key=lambda b: mean(med[BBR][b]))
     least = min(bufs, key=lambda b: mean(fill[b]))
     floor_ms = FLOWS * paper.BBR_MIN_CWND * ser - RTT_MS  # min-cwnd packets beyond the pipe, queued
@@ -271,15 +271,11 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     return paper.finish(rep, quick)
 
 
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
-
-
 def _rises(points: list[list[float]]) -> list[int]:
     """The steps up between neighbouring points larger than the two points'
     seed half-ranges together (docs/experiments.md)."""
     return [i for i in range(len(points) - 1)
-            if mean(points[i + 1]) - mean(points[i]) > _half(points[i]) + _half(points[i + 1])]
+            if mean(points[i + 1]) - mean(points[i]) > half_range(points[i]) + half_range(points[i + 1])]
 
 
 EXPERIMENT = Experiment(

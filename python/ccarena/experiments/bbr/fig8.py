@@ -25,7 +25,7 @@ import numpy as np
 
 from . import paper
 from .. import compare, traces
-from ..common import key, markdown_table, mean, runs_of
+from ..common import half_range, key, markdown_table, mean, runs_of
 from ..figures import Series, sweep
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
@@ -83,10 +83,6 @@ def ceiling(p: float) -> float:
     return paper.payload_mbps(RATE_MBPS) * (1 - p / 100)
 
 
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
-
-
 def startup_end(run: Outcome) -> tuple[float, float]:
     """When the flow left Startup, and its BtlBw estimate then (Mbit/s)."""
     idx = np.nonzero(run.flow["cc_mode"][0] != traces.STARTUP)[0]
@@ -131,7 +127,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                                     (close, CLOSE, "\"and is close up to 15 percent\" (L153)")):
         if not points:
             continue
-        missed = [p for p in points if mean(ratio[BBR][p]) < bar - _half(ratio[BBR][p])]
+        missed = [p for p in points if mean(ratio[BBR][p]) < bar - half_range(ratio[BBR][p])]
         worst = min(points, key=lambda p: mean(ratio[BBR][p]))
         short = _shortfall(per[BBR], ratio[BBR], points, bar)
         n_short = sum(x < bar for x in ratio[BBR][worst])
@@ -153,10 +149,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             f"CUBIC: goodput at {lowest:g}% / at {CUBIC_DROP_AT:g}% loss",
             "\"CUBIC's throughput decreases by 10 times at 0.1 percent loss\" (L153): >= 10",
             f"{mean(drop):.1f}x ({mean(good[CUBIC][lowest]):.1f} -> {mean(good[CUBIC][CUBIC_DROP_AT]):.2f} Mbit/s)",
-            mean(drop) >= CUBIC_DROP - _half(drop), spread_text=compare.spread(drop, ".1f")))
+            mean(drop) >= CUBIC_DROP - half_range(drop), spread_text=compare.spread(drop, ".1f")))
     stall = over(STALL_ABOVE, 100)
     worst_stall = max(stall, key=lambda p: mean(good[CUBIC][p]))
-    miss_stall = [p for p in stall if mean(good[CUBIC][p]) > STALL_MBPS + _half(good[CUBIC][p])]
+    miss_stall = [p for p in stall if mean(good[CUBIC][p]) > STALL_MBPS + half_range(good[CUBIC][p])]
     rtos = {p: mean([float(r.flows[0]["rtos"]) for r in per[CUBIC][p]]) for p in stall}
     rep.comparisons.append(compare.claim(
         f"CUBIC: goodput above {STALL_ABOVE}% loss", "\"totally stalls above 1 percent\" (L153): < "

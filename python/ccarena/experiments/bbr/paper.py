@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ... import units
-from .. import traces, variants
+from .. import common, traces, variants
 from ..cws import paper as cws_paper
 from ..framework import Outcome, Paper, Variant
 
@@ -83,8 +83,8 @@ SETUP = [
 ]
 
 
-#: A --quick run gives no verdicts (one seed): cws.paper.finish.
-finish = cws_paper.finish
+#: A --quick run gives no verdicts (one seed): common.finish.
+finish = common.finish
 
 
 def payload_mbps(rate_mbps: float) -> float:
@@ -121,12 +121,8 @@ def lab(variant: Variant, *, seed: int, duration: float, interval: str, **bottle
 # --- Measures ------------------------------------------------------------
 
 
-def rtt(run: Outcome, index: int = 0) -> np.ndarray:
-    """The flow's latest RTT sample per interval, ms (NaN before the first:
-    the engine writes 0 there)."""
-    x = np.asarray(run.flow["rtt_ms"][index], dtype=float).copy()
-    x[~(x > 0)] = np.nan
-    return x
+#: The flow's RTT samples, ms, NaN before the first (traces.rtt).
+rtt = traces.rtt
 
 
 def rounds(t: np.ndarray, rtt_ms: np.ndarray, lo: float, hi: float) -> float:

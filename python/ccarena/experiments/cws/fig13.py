@@ -32,7 +32,7 @@ from pathlib import Path
 from . import paper
 from .paper import LABEL
 from .. import compare
-from ..common import key, live_of, markdown_table, mean, runs_of, values
+from ..common import half_range, key, live_of, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, within_spread
 
@@ -100,10 +100,6 @@ def _live_rows(outcomes: Mapping[str, Outcome], quick: bool) -> list:
     return rows
 
 
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
-
-
 def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
     points = buffers(quick)
     seeds = paper.seeds(quick)
@@ -142,14 +138,14 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                          f"retransmissions)" for r, b in pts) + "."
 
     def at_least(cc: str, p: tuple[int, float], x: float) -> bool:
-        return m[cc][p] + _half(F[cc][p]) >= x
+        return m[cc][p] + half_range(F[cc][p]) >= x
 
     def falls(cc: str, rtt: int, pts: list[float]) -> list[tuple[float, float]]:
         return [(a, b) for a, b in zip(pts, pts[1:])
-                if m[cc][(rtt, b)] - m[cc][(rtt, a)] > _half(F[cc][(rtt, a)]) + _half(F[cc][(rtt, b)])]
+                if m[cc][(rtt, b)] - m[cc][(rtt, a)] > half_range(F[cc][(rtt, a)]) + half_range(F[cc][(rtt, b)])]
 
     def geq(a: str, b: str, p: tuple[int, float]) -> bool:
-        return m[a][p] + _half(F[a][p]) >= m[b][p] - _half(F[b][p])
+        return m[a][p] + half_range(F[a][p]) >= m[b][p] - half_range(F[b][p])
 
     rows = []
     # BBR, 10 ms, shallow.
@@ -167,7 +163,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                 fmt(BBR, [(rtt, b) for b in deeper]), (not up) if judged else None,
                 reason=evidence(BBR, [(rtt, b) for pair_ in up for b in pair_]) if up else ""))
     lp = [(paper.LONG_MS, b) for b in shallow]
-    high = [p for p in lp if m[BBR][p] - _half(F[BBR][p]) > BBR_SHALLOW[0] + BBR_SHALLOW[1]]
+    high = [p for p in lp if m[BBR][p] - half_range(F[BBR][p]) > BBR_SHALLOW[0] + BBR_SHALLOW[1]]
     rows.append(compare.claim(
         "BBR vs CUBIC, 40 ms, below 1 BDP", "\"still very low in shallow buffer environment\" (<= 0.6, as at 10 ms)",
         fmt(BBR, lp), (not high) if judged and lp else None, reason=evidence(BBR, high) if high else ""))
@@ -192,7 +188,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         (not worse) if judged else None,
         reason=evidence(MODEST, worse) + " BBR: " + evidence(BBR, worse) if worse else ""))
     dp = [(r, b) for r in RTTS for b in deeper]
-    not_much = [p for p in dp if m[MODEST][p] - _half(F[MODEST][p]) <= m[BBR][p] + _half(F[BBR][p])]
+    not_much = [p for p in dp if m[MODEST][p] - half_range(F[MODEST][p]) <= m[BBR][p] + half_range(F[BBR][p])]
     rows.append(compare.claim(
         "Modest BBR above BBR above 1 BDP (beyond both spreads)", "\"larger than 1 BDP, the fairness between Modest "
         "BBR and CUBIC is considerably improved compared to the original BBR\"",
@@ -255,7 +251,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         reason=evidence(CWS, below_bbr) + " BBR: " + evidence(BBR, below_bbr) if below_bbr else ""))
     ratio = {p: compare.ratios(F[CWS][p], F[BBR][p]) for p in allp}
     best = max(allp, key=lambda p: mean(ratio[p]))
-    above = [p for p in allp if mean(ratio[p]) - _half(ratio[p]) > PAPER_IMPROVEMENT]
+    above = [p for p in allp if mean(ratio[p]) - half_range(ratio[p]) > PAPER_IMPROVEMENT]
     rows.append(compare.claim(
         "largest improvement of F, BBR-CWS over BBR", "\"fairness between BBR-CWS and CUBIC improved up to 73%\"",
         f"{100 * (mean(ratio[best]) - 1):.0f}% ({best[0]} ms, {best[1]:g} BDP)",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import paper
 from .. import compare
-from ..common import key, markdown_table, mean, runs_of, values
+from ..common import half_range, key, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
@@ -74,7 +74,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             if short_of else ""))
     if len(deep) >= 2:
         drops = [(a, b) for a, b in zip(deep, deep[1:])
-                 if mean(cubic[a]) - mean(cubic[b]) > _half(cubic[a]) + _half(cubic[b])]
+                 if mean(cubic[a]) - mean(cubic[b]) > half_range(cubic[a]) + half_range(cubic[b])]
         rows.append(compare.claim(
             "CUBIC's share above 1 BDP rises with the buffer",
             "\"larger than 1 BDP, CUBIC occupies more bandwidth as the buffer size gets larger\"",
@@ -108,10 +108,6 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
               hline=(paper.TESTBED_RATE_MBPS * 1448 / 1514 / 2, "fair share"), ylim=(0, paper.TESTBED_RATE_MBPS))
         rep.figures.append(Figure("fig4.png", "the paper's Fig. 4: per-flow goodput vs buffer (mean, seed range)"))
     return paper.finish(rep, quick)
-
-
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
 
 
 def _series(tput: dict, points: tuple[float, ...], i: int, label: str) -> Series:

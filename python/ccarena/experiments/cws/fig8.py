@@ -26,7 +26,7 @@ import numpy as np
 from . import paper
 from .paper import LABEL
 from .. import compare
-from ..common import key, markdown_table, mean, runs_of, values
+from ..common import half_range, key, markdown_table, mean, runs_of, values
 from ..figures import Line, Panel, Series, grouped_bars, time_panels
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
 
@@ -93,7 +93,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     #: "Shallow": below 1 BDP (the paper's Fig. 1: "buffer size < 1 BDP (shallow)").
     shallow = [b for b in BUFFERS if b < 1]
     modest_not_smaller = [b for b in shallow if mean(cwnd[MODEST][b]) >= mean(cwnd[BBR][b])]
-    over = [b for b in BUFFERS if mean(reduction[b]) - _half(reduction[b]) > PAPER_MODEST_RETX]
+    over = [b for b in BUFFERS if mean(reduction[b]) - half_range(reduction[b]) > PAPER_MODEST_RETX]
 
     def cwnd_reason(cc: str, b: float) -> str:
         return (f"at {b:g} BDP the pipe plus buffer hold {(1 + b) * bdp:.0f} MSS; our {LABEL[cc]} averages "
@@ -190,10 +190,6 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                                                         for b in BUFFERS], ymin=0.0, ymax=1.05)])
             rep.figures.append(Figure("fig8b.png", "the paper's Fig. 8b: BBR-CWS's upper_scaling_factor over time"))
     return paper.finish(rep, quick)
-
-
-def _half(xs: list[float]) -> float:
-    return (max(xs) - min(xs)) / 2
 
 
 def _usf_note(usf: dict[float, list[float]], b: float, has: bool) -> str:

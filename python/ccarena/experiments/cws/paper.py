@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from .. import traces, variants
-from ..framework import Outcome, Paper, Report, Variant
+from .. import common, traces, variants
+from ..framework import Outcome, Paper, Variant
 
 PAPER = Paper(
     key="cws",
@@ -310,13 +309,8 @@ def bkey(bdp: float) -> str:
     return f"{bdp:g}"
 
 
-def finish(rep: Report, quick: bool) -> Report:
-    """A --quick run (one seed, short runs) gives no verdicts: its rows
-    keep their numbers and lose their verdicts."""
-    if quick:
-        rep.comparisons = [replace(c, agrees=None, reason=c.reason if c.agrees is None else "")
-                           for c in rep.comparisons]
-    return rep
+#: A --quick run gives no verdicts (common.finish).
+finish = common.finish
 
 
 #: How RTprop is read (the engine exports the sender's tcp_min_rtt, a

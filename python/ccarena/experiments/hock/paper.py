@@ -1,0 +1,127 @@
+"""Hock et al.'s testbed as scenario documents, and the measures its
+experiments share.
+
+M. Hock, R. Bless, M. Zitterbart, "Experimental Evaluation of BBR
+Congestion Control", IEEE ICNP 2017 (the talk's slides:
+../shared/papers/hock-2017-bbr-evaluation-slides.txt; line numbers below
+are that file's). The slides state (L79-L90): BBR of Linux 4.9, 1 and
+10 Gbit/s, base RTT 20 ms, buffers of 160 ms (8 BDP) and 16 ms (0.8 BDP),
+senders never application-limited, every experiment repeated 5 times.
+Most results are pictures; each report states the claim it tests in the
+slides' words.
+
+Choices where the slides are silent: every multi-flow experiment runs at
+1 Gbit/s (the backup slides name it for the large-buffer, inter-protocol
+and RTT cases, L158, L165; 10 Gbit/s multi-flow runs would cost ten times
+the simulation time for the same shapes); 60-s runs measured from 20 s
+(CUBIC's first epoch at 1 Gbit/s in an 8-BDP buffer lasts ~20 s);
+all flows start together. Buffers are given in time at the bottleneck
+rate (160 ms = 8 BDP of the 20 ms path), so a longer-RTT flow (hock-rtt)
+does not enlarge them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import units
+from .. import common, variants
+from ..framework import Outcome, Paper, Variant
+
+PAPER = Paper(
+    key="hock",
+    title="Hock et al.",
+    citation="M. Hock, R. Bless, M. Zitterbart, *Experimental Evaluation of BBR Congestion Control*, IEEE ICNP "
+    "2017 (talk slides): single flow, multiple flows in large and small buffers, BBR vs CUBIC, intra-protocol "
+    "and RTT fairness on the simulator",
+    file="hock-2017-bbr-evaluation-slides.txt",
+)
+
+#: The authors' BBR: Linux 4.9's (L18, L80), i.e. our BBR without the
+#: ACK-aggregation allowance and the pacing margin Linux added later.
+BBR = variants.older_linux(variants.BBR, "4.9")
+CUBIC = variants.CUBIC
+LABEL = {BBR.name: "BBR (Linux 4.9)", CUBIC.name: CUBIC.label}
+
+#: L84: "RTT: 20ms".
+RTT_MS = 20
+#: L80: "1 Gbit/s and 10 Gbit/s"; the multi-flow experiments run at 1.
+RATE_MBPS = 1000
+HIGH_RATE_MBPS = 10_000
+#: L86-L87: "Large: 160ms (= 8 bdp)", "Small: 16ms (= 0.8 bdp)".
+LARGE_MS = 160
+SMALL_MS = 16
+BUFFERS_MS = (SMALL_MS, LARGE_MS)
+#: L89: "Repeated every experiment 5 times" = our MIN_SEEDS.
+SEEDS = variants.SEEDS
+seeds = variants.seeds
+DURATION_S = 60.0
+#: Steady state: CUBIC's first epoch in 160 ms at 1 Gbit/s lasts ~20 s.
+WINDOW_FROM_S = 20.0
+QUICK_WINDOW_FROM_S = 10.0
+INTERVAL = "100ms"
+
+#: A --quick run gives no verdicts (one seed).
+finish = common.finish
+flow = variants.flow
+
+SETUP = [
+    f"Dumbbell, droptail bottleneck, base RTT {RTT_MS} ms split evenly between the data and ACK directions, "
+    f"buffers of {LARGE_MS} ms and {SMALL_MS} ms at the bottleneck rate (8 and 0.8 BDP, L86-L87); BBR as Linux 4.9 "
+    "ran it (the slides' kernel, L18: no ACK-aggregation allowance in cwnd, no pacing margin), paced; CUBIC unpaced; "
+    "all flows start at 0 s and are never application-limited (iperf3, L88).",
+    f"Each judged number is taken over seeds {', '.join(map(str, SEEDS))} (the slides: every experiment repeated "
+    "5 times, L89); we report the mean and the min-max range. The slides give no spreads, so a number agrees when "
+    "the slides' value lies within half our seed range of our mean (docs/experiments.md, \"When a row agrees\").",
+]
+
+
+def duration_s(quick: bool) -> float:
+    return variants.QUICK_DURATION_S if quick else DURATION_S
+
+
+def window_from_s(quick: bool) -> float:
+    return QUICK_WINDOW_FROM_S if quick else WINDOW_FROM_S
+
+
+def buffer_of(ms: float, rate_mbps: float = RATE_MBPS) -> str:
+    """A buffer holding ``ms`` of the bottleneck's rate."""
+    return f"{rate_mbps * ms / 8:g}kB"
+
+
+def bkey(ms: float) -> str:
+    return f"{ms:g}ms"
+
+
+def scenario(flows: list[dict[str, Any]], *, seed: int, quick: bool, buffer_ms: float,
+             rate_mbps: float = RATE_MBPS, interval: str | None = INTERVAL) -> dict[str, Any]:
+    """The testbed with ``flows``, measured from the steady state on."""
+    dur = duration_s(quick)
+    return variants.scenario(flows, seed=seed, duration=dur, rate=f"{rate_mbps:g}Mbit",
+                             buffer=buffer_of(buffer_ms, rate_mbps), window=(window_from_s(quick), dur),
+                             interval=interval)
+
+
+def bdp_packets(rtt_ms: float = RTT_MS, rate_mbps: float = RATE_MBPS) -> float:
+    """One BDP in full packets on the wire."""
+    return rate_mbps * 1e6 / 8 * rtt_ms / 1e3 / units.PACKET_WIRE_BYTES
+
+
+def retransmit_rate(run: Outcome, flows: list[int] | None = None) -> float:
+    """Retransmitted segments over all segments the ``flows`` (default:
+    all) sent in the window: retransmits / (retransmits + delivered)."""
+    idx = range(len(run.flows)) if flows is None else flows
+    window = run.summary["window"]
+    span = float(window["to_s"]) - float(window["from_s"])
+    retx = sum(float(run.flows[i]["retransmits"]) for i in idx)
+    delivered = sum(run.goodput(i) for i in idx) * 1e6 / 8 * span / units.MSS_BYTES
+    return retx / (retx + delivered) if retx + delivered > 0 else 0.0
+
+
+def share_of(run: Outcome, flows: list[int]) -> float:
+    """The ``flows``' summed share of the window's goodput."""
+    return sum(run.share(i) for i in flows)
+
+
+def variant_label(v: Variant) -> str:
+    return LABEL[v.name]
