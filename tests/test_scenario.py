@@ -225,7 +225,7 @@ def test_missing_required_keys_are_named(small_scenario):
     del doc["bottleneck"]["rate"]
     with pytest.raises(ScenarioError) as info:
         resolve(doc)
-    assert (info.value.path, info.value.problem) == ("bottleneck.rate", "required key is missing")
+    assert info.value.path == "bottleneck.rate" and info.value.problem.startswith("required key is missing")
 
 
 def test_red_thresholds_must_be_ordered(small_scenario):

@@ -26,6 +26,9 @@ def validate(config_json: str) -> None:
     ``"config: ..."`` if the JSON does not parse as a configuration.
     """
 
+def capacity_bytes(config_json: str, from_ns: int, to_ns: int) -> int:
+    """Wire bytes the bottleneck could carry in [from_ns, to_ns)."""
+
 def limits() -> dict[str, int]:
     """The engine's limits (crates/sim/src/limits.rs), by lower-case name:
     ``max_duration_ns``, ``max_rate_bps``, ``max_buffer_bytes``,

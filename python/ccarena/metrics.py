@@ -84,7 +84,7 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
 
     return {
         "engine": "sim",
-        "scenario": {"name": scenario.name, "input": scenario.human, "config": cfg},
+        "scenario": {"name": scenario.name, "input": scenario.human, "config": _recorded(cfg)},
         "window": {"from_s": _round(cfg["measure_from_ns"] / 1e9), "to_s": _round(cfg["measure_to_ns"] / 1e9)},
         "flows": flows,
         "jain": _round(jain_index(goodputs)),
@@ -107,3 +107,14 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
 def dumps(summary: dict[str, Any]) -> str:
     """Canonical JSON text: sorted keys, two-space indent, trailing newline."""
     return json.dumps(summary, sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+def _recorded(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The config as summary.json records it (a link trace by its size and
+    digest, not its every instant)."""
+    trace = cfg["bottleneck"].get("trace")
+    if trace is None:
+        return cfg
+    from .link_trace import summary_of
+
+    return {**cfg, "bottleneck": {**cfg["bottleneck"], "trace": summary_of(trace)}}

@@ -108,7 +108,8 @@ class RateChange(_Strict):
 
 
 class Bottleneck(_Strict):
-    rate: Rate
+    #: Required unless ``trace`` gives the rate over time.
+    rate: Rate | None = None
     buffer: SizeText
     aqm: Literal["droptail", "red", "fq"] = "droptail"
     loss: Number = Field(default=0.0, ge=0, lt=1)
@@ -116,6 +117,8 @@ class Bottleneck(_Strict):
     fq: Fq | None = None
     policer: Policer | None = None
     schedule: list[RateChange] = Field(default_factory=list)
+    #: A mahimahi link trace file (link_trace.py) instead of ``rate``.
+    trace: str | None = Field(default=None, min_length=1)
 
 
 #: fq quantum bounds, as Linux's fq_codel (it raises smaller quanta to 256 B
@@ -483,10 +486,13 @@ def resolve(
     *,
     name: str = "scenario",
     known_ccs: Iterable[str] | None = None,
+    base_dir: Path | None = None,
 ) -> ResolvedScenario:
     """Validate a scenario document and convert it to the simulator's config.
 
-    ``known_ccs`` defaults to the algorithms compiled into the simulator.
+    ``known_ccs`` defaults to the algorithms compiled into the simulator;
+    ``base_dir`` is what a relative ``bottleneck.trace`` is relative to
+    (the scenario file's directory; None: the working directory).
     """
     model = _validate(doc)
     if known_ccs is None:
@@ -547,8 +553,31 @@ def resolve(
     if len(flows) > limits["max_flows"]:
         raise ScenarioError("flow", f"{len(flows)} flows (counts included) are above the engine's limit of "
                                     f"{limits['max_flows']}")
-    rate_bps = _unit("bottleneck.rate", units.parse_rate, bn.rate)
-    _at_most("bottleneck.rate", bn.rate, rate_bps, limits["max_rate_bps"], units.format_rate)
+    trace = None
+    if bn.trace is not None:
+        from .link_trace import read_opportunities_ms
+
+        if bn.rate is not None:
+            raise ScenarioError("bottleneck.rate", "give a rate or a trace, not both (the trace sets the rate)")
+        if bn.schedule:
+            raise ScenarioError("bottleneck.schedule", "a trace sets the rate over time; give no schedule with it")
+        trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
+        opportunities_ms = read_opportunities_ms(trace_path, limits["max_trace_opportunities"])
+        trace = {
+            "opportunities_ns": [ms * 1_000_000 for ms in opportunities_ms],
+            "period_ns": opportunities_ms[-1] * 1_000_000,
+            "opportunity_bytes": units.PACKET_WIRE_BYTES,
+        }
+        # The trace's mean rate: what BDP-sized buffers and limits use.
+        rate_bps = len(opportunities_ms) * units.PACKET_WIRE_BYTES * 8 * 1000 // opportunities_ms[-1]
+        if rate_bps == 0:
+            raise ScenarioError("bottleneck.trace", f"{bn.trace!r} averages below 1 bit/s")
+        _at_most("bottleneck.trace", bn.trace, rate_bps, limits["max_rate_bps"], units.format_rate)
+    elif bn.rate is None:
+        raise ScenarioError("bottleneck.rate", "required key is missing (or a link trace: bottleneck.trace = \"FILE\")")
+    else:
+        rate_bps = _unit("bottleneck.rate", units.parse_rate, bn.rate)
+        _at_most("bottleneck.rate", bn.rate, rate_bps, limits["max_rate_bps"], units.format_rate)
     bdp = units.bdp_bytes(rate_bps, max(f["rtt_ns"] for f in flows))
 
     def size(path: str, text: str) -> int:
@@ -651,6 +680,7 @@ def resolve(
             # summary.json) stay as they were.
             **({"fq": fq} if fq is not None else {}),
             **({"policer": policer} if policer is not None else {}),
+            **({"trace": trace} if trace is not None else {}),
         },
         "flows": flows,
     }
@@ -664,6 +694,10 @@ def resolve(
     if policer is not None:
         human["bottleneck"]["policer"]["burst_bytes"] = policer["burst_bytes"]
     human["bottleneck"]["bdp_bytes"] = bdp
+    if trace is not None:
+        human["bottleneck"]["trace_opportunities"] = len(trace["opportunities_ns"])
+        human["bottleneck"]["trace_period"] = units.format_time(trace["period_ns"])
+        human["bottleneck"]["trace_mean_rate"] = units.format_rate(rate_bps)
     for i, flow_params in params_human.items():
         human["flow"][i]["params"] = flow_params
     return ResolvedScenario(name=name, model=model, human=human, config=config)
@@ -680,7 +714,17 @@ def load_scenario(
     doc, name = read_source(source)
     if overrides:
         doc = apply_overrides(doc, overrides)
-    return resolve(doc, name=name, known_ccs=known_ccs)
+    return resolve(doc, name=name, known_ccs=known_ccs, base_dir=source_dir(source))
+
+
+def source_dir(source: str | Path | Mapping[str, Any]) -> Path | None:
+    """The directory of a scenario given as a file (what its relative
+    paths are relative to), or None for a table or TOML text."""
+    if isinstance(source, Path):
+        return source.parent
+    if isinstance(source, str) and "\n" not in source and (source.endswith(".toml") or _is_file(source)):
+        return Path(source).parent
+    return None
 
 
 def read_source(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any], str]:

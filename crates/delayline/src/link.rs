@@ -55,8 +55,9 @@ impl Link {
         }
     }
 
-    /// The run's time zero: rate changes are relative to it.
+    /// The run's time zero: rate changes and a link trace are relative to it.
     pub fn start(&mut self, t0_ns: u64) {
+        self.queue.set_time_origin(t0_ns);
         self.schedule = self.pending_schedule.drain(..).map(|(at, rate)| (t0_ns + at, rate)).collect();
     }
 
@@ -214,16 +215,18 @@ mod tests {
     use sim::config::{Aqm, RateChange};
 
     fn cfg(schedule: Vec<RateChange>) -> BottleneckConfig {
-        BottleneckConfig {
-            rate_bps: 100_000_000,
-            buffer_bytes: 3 * 1514,
-            aqm: Aqm::Droptail,
-            red: None,
-            fq: None,
-            policer: None,
-            loss: 0.0,
-            schedule,
-        }
+        BottleneckConfig { schedule, ..BottleneckConfig::droptail(100_000_000, 3 * 1514) }
+    }
+
+    #[test]
+    fn a_link_trace_starts_at_the_runs_time_zero() {
+        // One opportunity 2 ms into every 2 ms; the run's time zero at 1 s.
+        let mut c = cfg(vec![]);
+        c.trace = Some(sim::config::TraceConfig { opportunities_ns: vec![2_000_000], period_ns: 2_000_000, opportunity_bytes: 1514 });
+        let mut link = Link::new(&c, 1, 1);
+        link.start(1_000_000_000);
+        assert!(link.offer(1_000_500_000, 0, vec![0; 1500]));
+        assert_eq!(link.next_event(), Some(1_002_000_000));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //!
 //!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
 //!               [--flow-schedule ADDR=T_NS:NS[,T_NS:NS...] ...]
-//!               [--bottleneck BOTTLENECK_JSON --seed N]
+//!               [--bottleneck BOTTLENECK_JSON|@FILE --seed N]
 //!
 //! `--flow-schedule` changes a flow's one-way delay (both directions) at
 //! T_NS after the run's time zero (the `t0` command); no packet overtakes
@@ -115,7 +115,12 @@ fn parse_args() -> Result<Args, String> {
                 schedules.push((spec, addr, changes));
             }
             "--bottleneck" => {
-                let text = value()?;
+                // `@PATH`: the JSON is in that file (a link trace's can
+                // exceed the kernel's 128 KB limit on one argument).
+                let mut text = value()?;
+                if let Some(path) = text.strip_prefix('@') {
+                    text = std::fs::read_to_string(path).map_err(|e| format!("--bottleneck {text}: {e}"))?;
+                }
                 bottleneck = Some(serde_json::from_str(&text).map_err(|e| format!("--bottleneck: {e}"))?);
             }
             "--seed" => seed = value()?.parse().map_err(|_| "--seed: expected an integer".to_string())?,

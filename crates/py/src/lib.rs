@@ -51,6 +51,14 @@ fn validate(config_json: &str) -> PyResult<()> {
     sim::validate(&parse(config_json)?).map_err(PyValueError::new_err)
 }
 
+/// Wire bytes the configured bottleneck could carry in `[from_ns, to_ns)`
+/// (its trace's opportunities or its rate schedule's integral): what the
+/// live engine reports utilisation against, as the simulator does.
+#[pyfunction]
+fn capacity_bytes(config_json: &str, from_ns: u64, to_ns: u64) -> PyResult<u64> {
+    Ok(parse(config_json)?.bottleneck.capacity_bytes(from_ns, to_ns))
+}
+
 /// The engine's limits (crates/sim/src/limits.rs) by lower-case name,
 /// e.g. `"max_duration_ns"`, in the units their names end with.
 #[pyfunction]
@@ -164,6 +172,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
+    m.add_function(wrap_pyfunction!(capacity_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(cc_names, m)?)?;
     m.add_function(wrap_pyfunction!(cc_params, m)?)?;

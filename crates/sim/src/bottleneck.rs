@@ -36,6 +36,7 @@ use crate::qdisc::drr::{Drr, Victim};
 use crate::qdisc::policer::TokenBucket;
 use crate::qdisc::{droptail::DropTail, red::Red, Arrival, Qdisc, Verdict};
 use crate::rng::SimRng;
+use crate::trace_link::TraceLink;
 
 /// Why a packet did not make it through the bottleneck.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +73,9 @@ pub struct Bottleneck {
     buffer_bytes: u64,
     loss: f64,
     policer: Option<TokenBucket>,
+    /// A trace of delivery opportunities in place of serialisation at
+    /// `rate_bps` ([`crate::trace_link`]).
+    trace: Option<TraceLink>,
     /// Packets waiting, not counting the one on the wire.
     waiting: Waiting,
     queue_bytes: u64,
@@ -167,6 +171,7 @@ impl Bottleneck {
             buffer_bytes: cfg.buffer_bytes,
             loss: cfg.loss,
             policer: cfg.policer.as_ref().map(TokenBucket::new),
+            trace: cfg.trace.as_ref().map(TraceLink::new),
             waiting,
             queue_bytes: 0,
             flow_queue_bytes: vec![0; n_flows],
@@ -187,6 +192,17 @@ impl Bottleneck {
         self.rate_bps
     }
 
+    /// The rate the link offered over `[from_ns, to_ns)`, bit/s: the
+    /// current rate, or with a trace its opportunities' bytes over the span.
+    pub fn offered_rate_bps(&self, from_ns: u64, to_ns: u64) -> u64 {
+        match &self.trace {
+            Some(t) if to_ns > from_ns => {
+                (t.trace().capacity_bytes(from_ns, to_ns) as u128 * 8 * 1_000_000_000 / (to_ns - from_ns) as u128) as u64
+            }
+            _ => self.rate_bps,
+        }
+    }
+
     /// The rate becomes `rate_bps` at `now_ns`, also for the rest of the
     /// packet on the wire: returns that packet's new end time, which
     /// replaces the one [`Bottleneck::offer`] or [`Bottleneck::complete_tx`]
@@ -201,6 +217,14 @@ impl Bottleneck {
         tx.rate_bps = rate_bps;
         tx.end_ns = now_ns + tx.left_nanobits / rate_bps;
         Some(tx.end_ns)
+    }
+
+    /// The live delay line's time zero: a link trace starts at `t0_ns`
+    /// (the simulator's starts at 0).
+    pub fn set_time_origin(&mut self, t0_ns: u64) {
+        if let Some(trace) = &mut self.trace {
+            trace.set_origin(t0_ns);
+        }
     }
 
     /// The live delay line's rule: the rate becomes `rate_bps` from the
@@ -308,9 +332,14 @@ impl Bottleneck {
     pub fn complete_tx(&mut self, now_ns: u64) -> (DataPacket, Option<u64>) {
         let tx = self.on_wire.take().expect("a transmission was in progress");
         debug_assert_eq!(now_ns, tx.end_ns, "a stale completion");
-        let work = tx.rate_bps * (now_ns - tx.since_ns);
-        self.stats.tx_nanobits += work as u128;
-        self.tx_debt_nanobits = tx.left_nanobits - work;
+        if self.trace.is_some() {
+            // Delivered whole at its opportunity (rate_bps 0 on the wire).
+            self.stats.tx_nanobits += tx.left_nanobits as u128;
+        } else {
+            let work = tx.rate_bps * (now_ns - tx.since_ns);
+            self.stats.tx_nanobits += work as u128;
+            self.tx_debt_nanobits = tx.left_nanobits - work;
+        }
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += tx.pkt.wire_bytes as u64;
         let head = match &mut self.waiting {
@@ -377,6 +406,13 @@ impl Bottleneck {
     /// = work / rate rounded down to the ns; what the rounding leaves
     /// undone is carried to the next packet (`tx_debt_nanobits`).
     fn start_tx(&mut self, now_ns: u64, pkt: DataPacket) -> u64 {
+        if let Some(trace) = &mut self.trace {
+            // Counted whole when it leaves: nothing is on the wire "so far".
+            let end_ns = trace.departure(now_ns, pkt.wire_bytes);
+            let left_nanobits = pkt.wire_bytes as u64 * 8 * 1_000_000_000;
+            self.on_wire = Some(Transmission { pkt, since_ns: now_ns, rate_bps: 0, left_nanobits, end_ns });
+            return end_ns;
+        }
         let left_nanobits = pkt.wire_bytes as u64 * 8 * 1_000_000_000 + std::mem::take(&mut self.tx_debt_nanobits);
         let rate_bps = self.rate_bps;
         let end_ns = now_ns + left_nanobits / rate_bps;

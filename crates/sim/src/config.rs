@@ -58,13 +58,62 @@ pub struct BottleneckConfig {
     /// Rate changes over time, ascending `at_ns`.
     #[serde(default)]
     pub schedule: Vec<RateChange>,
+    /// A trace of delivery opportunities that replaces serialisation at
+    /// `rate_bps` (None: a constant-rate link). `rate_bps` is then the
+    /// trace's mean rate (what BDP-sized buffers and limits use).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceConfig>,
+}
+
+/// A mahimahi-style link trace ([`crate::trace_link`]), resolved.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Opportunity instants within one period, ns, non-decreasing, each in
+    /// (0, period] (the file's millisecond timestamps).
+    pub opportunities_ns: Vec<u64>,
+    /// The trace repeats every `period_ns` (its last timestamp), ns.
+    pub period_ns: u64,
+    /// Wire bytes one opportunity carries (one full-size packet).
+    pub opportunity_bytes: u32,
 }
 
 impl BottleneckConfig {
+    /// Wire bytes the link could carry in `[from_ns, to_ns)` (rounded
+    /// down): its trace's opportunities, or the integral of its rate
+    /// schedule, each change applying at its instant. Both engines' results
+    /// report utilisation against this.
+    pub fn capacity_bytes(&self, from_ns: u64, to_ns: u64) -> u64 {
+        if let Some(trace) = &self.trace {
+            return trace.capacity_bytes(from_ns, to_ns);
+        }
+        let mut edges: Vec<(u64, u64)> = vec![(0, self.rate_bps)];
+        edges.extend(self.schedule.iter().map(|c| (c.at_ns, c.rate_bps)));
+        let mut nanobits: u128 = 0;
+        for (k, &(at, rate)) in edges.iter().enumerate() {
+            let next = edges.get(k + 1).map_or(u64::MAX, |e| e.0);
+            let (s, e) = (at.max(from_ns), next.min(to_ns));
+            if e > s {
+                nanobits += rate as u128 * (e - s) as u128;
+            }
+        }
+        crate::bottleneck::nanobits_to_bytes(nanobits)
+    }
+
     /// A droptail link and nothing else (no AQM, policer, loss or schedule):
     /// where tests start, changing the fields they exercise.
     pub fn droptail(rate_bps: u64, buffer_bytes: u64) -> Self {
-        Self { rate_bps, buffer_bytes, aqm: Aqm::Droptail, red: None, fq: None, policer: None, loss: 0.0, schedule: vec![] }
+        Self {
+            rate_bps,
+            buffer_bytes,
+            aqm: Aqm::Droptail,
+            red: None,
+            fq: None,
+            policer: None,
+            loss: 0.0,
+            schedule: vec![],
+            trace: None,
+        }
     }
 }
 

@@ -369,7 +369,7 @@ impl Simulation {
         let (p50, p95, p99) = (sojourn_us(50.0), sojourn_us(95.0), sojourn_us(99.0));
         let link = LinkResult {
             tx_bytes_window: nanobits_to_bytes(link_to.tx_nanobits - self.link_at_from.tx_nanobits),
-            capacity_bytes_window: capacity_bytes(&self.cfg, from, to),
+            capacity_bytes_window: self.cfg.bottleneck.capacity_bytes(from, to),
             tx_packets_total: link_end.tx_packets,
             drops_window: link_to.drops - self.link_at_from.drops,
             queue_delay_mean_us: sojourn.mean().map(|ns| ns / 1e3),
@@ -386,23 +386,6 @@ impl Simulation {
             events: self.events.processed(),
         }
     }
-}
-
-/// Bytes the bottleneck could carry in `[from, to)` under its rate schedule
-/// (rounded down), the link applying each change at its instant.
-fn capacity_bytes(cfg: &SimConfig, from: u64, to: u64) -> u64 {
-    let b = &cfg.bottleneck;
-    let mut edges: Vec<(u64, u64)> = vec![(0, b.rate_bps)];
-    edges.extend(b.schedule.iter().map(|c| (c.at_ns, c.rate_bps)));
-    let mut nanobits: u128 = 0;
-    for (k, &(at, rate)) in edges.iter().enumerate() {
-        let next = edges.get(k + 1).map_or(u64::MAX, |e| e.0);
-        let (s, e) = (at.max(from), next.min(to));
-        if e > s {
-            nanobits += rate as u128 * (e - s) as u128;
-        }
-    }
-    nanobits_to_bytes(nanobits)
 }
 
 #[cfg(test)]

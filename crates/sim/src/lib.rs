@@ -28,6 +28,7 @@ pub mod result;
 pub mod rng;
 pub mod tcp;
 pub mod telemetry;
+pub mod trace_link;
 mod validate;
 
 use config::SimConfig;

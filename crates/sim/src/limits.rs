@@ -60,8 +60,12 @@ pub const MAX_LINK_SEGMENTS: u64 = 3 << 30;
 /// packet. Keeps per-packet arithmetic (bits × 10^9) inside u64.
 pub const MAX_PACKET_BYTES: u64 = 65_535;
 
+/// Delivery opportunities in one period of a link trace (10^7: ~28 h of
+/// a 12 Mbit/s trace, 80 MB of offsets).
+pub const MAX_TRACE_OPPORTUNITIES: u64 = 10_000_000;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
-pub fn all() -> [(&'static str, u64); 8] {
+pub fn all() -> [(&'static str, u64); 9] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -71,6 +75,7 @@ pub fn all() -> [(&'static str, u64); 8] {
         ("max_series_rows", MAX_SERIES_ROWS),
         ("max_link_segments", MAX_LINK_SEGMENTS),
         ("max_packet_bytes", MAX_PACKET_BYTES),
+        ("max_trace_opportunities", MAX_TRACE_OPPORTUNITIES),
     ]
 }
 

@@ -78,7 +78,7 @@ impl Recorder {
             (now.sojourn_sum_ns - prev.sojourn_sum_ns) as f64 / left as f64 / 1e3
         });
         ls.drops.push(now.drops - prev.drops);
-        ls.rate_bps.push(link.rate_bps());
+        ls.rate_bps.push(link.offered_rate_bps(now_ns.saturating_sub(self.interval_ns), now_ns));
         ls.tx_bytes.push(nanobits_to_bytes(now.tx_nanobits - prev.tx_nanobits));
     }
 }

@@ -50,6 +50,23 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
             return Err(format!("bottleneck.red.wq: {} is not in (0, 1]", red.wq));
         }
     }
+    if let Some(t) = &b.trace {
+        if !b.schedule.is_empty() {
+            return Err("bottleneck.trace: a trace sets the rate over time; give no schedule with it".into());
+        }
+        if t.opportunities_ns.is_empty() || t.period_ns == 0 {
+            return Err("bottleneck.trace: needs at least one opportunity after 0 ms".into());
+        }
+        if t.opportunities_ns.len() as u64 > MAX_TRACE_OPPORTUNITIES {
+            return Err(format!("bottleneck.trace: more than {MAX_TRACE_OPPORTUNITIES} opportunities"));
+        }
+        if t.opportunities_ns.windows(2).any(|w| w[1] < w[0]) || t.opportunities_ns.last() != Some(&t.period_ns) {
+            return Err("bottleneck.trace: timestamps must not decrease and the last must be the period".into());
+        }
+        if t.opportunity_bytes as u64 != packet_bytes {
+            return Err("bottleneck.trace: an opportunity carries one full-size packet".into());
+        }
+    }
     for (j, c) in b.schedule.iter().enumerate() {
         if c.rate_bps == 0 {
             return Err(format!("bottleneck.schedule[{j}].rate: must be greater than zero"));

@@ -24,9 +24,9 @@ def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[st
     doc = read_toml(path)
     if overrides:
         doc = apply_overrides(doc, overrides)
-    live = load_live_scenario(doc, bottleneck=bottleneck)
+    live = load_live_scenario(doc, bottleneck=bottleneck, base_dir=path.parent)
     sim_doc = apply_overrides(doc, [(f"flow.{i}.cc", sim_name(f["cc"])) for i, f in enumerate(doc["flow"])])
-    sim = resolve(sim_doc, name=path.stem)
+    sim = resolve(sim_doc, name=path.stem, base_dir=path.parent)
     live = ResolvedScenario(name=path.stem, model=live.model, human=live.human, config=live.config)
     return sim, live
 

@@ -11,6 +11,7 @@ import platform
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -21,7 +22,7 @@ from typing import Any
 from ..errors import ScenarioError
 from ..results import Result
 from ..rundir import check_target
-from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve
+from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, source_dir
 from . import capacity, interrupts, testbed
 from .agent import DRAIN_S
 from .ccs import cc_key, is_kernel_cc, known_names, resolve_kernel_names
@@ -47,6 +48,7 @@ def load_live_scenario(
     source: str | Path | Mapping[str, Any] | ResolvedScenario,
     overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
     bottleneck: str = "auto",
+    base_dir: Path | None = None,
 ) -> ResolvedScenario:
     """Like :func:`ccarena.load_scenario`, with the live engine's cc names
     (the kernel's, ``NAME@ccarena``) and its limits checked."""
@@ -64,7 +66,7 @@ def load_live_scenario(
                 )
         from .. import _core
 
-        resolved = resolve(doc, name=name, known_ccs=known_names(set(_core.cc_names())))
+        resolved = resolve(doc, name=name, known_ccs=known_names(set(_core.cc_names())), base_dir=base_dir if base_dir is not None else source_dir(source))
     check_supported(resolved, bottleneck)
     return resolved
 
@@ -91,6 +93,7 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
             ("a policer", bn.get("policer") is not None),
             ("random loss", bn["loss"] > 0),
             ("a rate schedule", bool(bn["schedule"])),
+            ("a link trace", bn.get("trace") is not None),
         ) if present
     ]
     if bottleneck == "kernel" and needs_userspace:
@@ -101,11 +104,18 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     return bottleneck
 
 
-def delay_line_args(cfg: dict[str, Any], mode: str) -> list[str]:
+#: Above this, the bottleneck's JSON goes to the delay line in a file
+#: (`--bottleneck @FILE`): Linux caps one argument at 128 KiB, which a link
+#: trace's opportunities can exceed.
+MAX_INLINE_BOTTLENECK_BYTES = 64 << 10
+
+
+def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None = None) -> list[str]:
     """The delay line's flow arguments: each flow's one-way delay (half its
     RTT, in both directions) and its RTT schedule, halved the same way,
     relative to the run's t0; with the userspace bottleneck, its
-    configuration (the delay line then keeps its device per-packet)."""
+    configuration (the delay line then keeps its device per-packet),
+    written to ``bottleneck_file`` when it is larger than an argument may be."""
     args = []
     for i, f in enumerate(cfg["flows"]):
         addr = testbed.flow_addr(i)
@@ -114,7 +124,13 @@ def delay_line_args(cfg: dict[str, Any], mode: str) -> list[str]:
             changes = ",".join(f"{c['at_ns']}:{c['rtt_ns'] // 2}" for c in f["rtt_schedule"])
             args += ["--flow-schedule", f"{addr}={changes}"]
     if mode == "userspace":
-        args += ["--bottleneck", json.dumps(cfg["bottleneck"]), "--seed", str(cfg["seed"])]
+        text = json.dumps(cfg["bottleneck"])
+        if len(text) > MAX_INLINE_BOTTLENECK_BYTES:
+            if bottleneck_file is None:
+                raise ValueError("a bottleneck this large needs a file")
+            bottleneck_file.write_text(text)
+            text = f"@{bottleneck_file}"
+        args += ["--bottleneck", text, "--seed", str(cfg["seed"])]
     return args
 
 
@@ -262,11 +278,13 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path) -> Result:
         kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
         testbed.create_namespaces(names, len(flows))
 
-        delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
-                                     *delay_line_args(cfg, mode)])
-        children.append(delay)
-        if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
-            raise ScenarioError("live", "delay line did not start")
+        with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
+            delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
+                                         *delay_line_args(cfg, mode, Path(tmp) / "bottleneck.json")])
+            children.append(delay)
+            # Ready: it has read its arguments (and the file, if any).
+            if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
+                raise ScenarioError("live", "delay line did not start")
         testbed.route_through_delay_line(names)
         split = capacity.fastest_rate_bps(cfg) >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(
             names, delay.proc.pid)

@@ -17,6 +17,8 @@ when the drain timed out count as in_network.
 
 from __future__ import annotations
 
+import json
+
 from typing import Any
 
 #: Columns of a sender sample row (agent.py): cwnd, inflight, pacing bit/s,
@@ -31,16 +33,12 @@ def _percentile(sorted_values: list[float], q: float) -> float | None:
     return sorted_values[index]
 
 
-def capacity_bytes(bottleneck: dict[str, Any], from_ns: int, to_ns: int) -> int:
-    """Bytes the link could send in [from, to): the rate schedule's integral."""
-    changes = [(0, bottleneck["rate_bps"])] + [(c["at_ns"], c["rate_bps"]) for c in bottleneck["schedule"]]
-    total_bits = 0.0
-    for j, (at, rate) in enumerate(changes):
-        end = changes[j + 1][0] if j + 1 < len(changes) else to_ns
-        lo, hi = max(at, from_ns), min(end, to_ns)
-        if hi > lo:
-            total_bits += rate * (hi - lo) / 1e9
-    return int(total_bits / 8)
+def capacity_bytes(cfg: dict[str, Any], from_ns: int, to_ns: int) -> int:
+    """Bytes the link could send in [from, to): the simulator's own rule
+    (its trace's opportunities, or its rate schedule's integral)."""
+    from .. import _core
+
+    return _core.capacity_bytes(json.dumps(cfg), from_ns, to_ns)
 
 
 def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
@@ -139,7 +137,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
     delays = sorted(link_series["queue_delay_us"][k - 1] for k in in_window)
     link = {
         "tx_bytes_window": link_at[k_to]["bytes"] - link_at[k_from]["bytes"],
-        "capacity_bytes_window": capacity_bytes(cfg["bottleneck"], cfg["measure_from_ns"], cfg["measure_to_ns"]),
+        "capacity_bytes_window": capacity_bytes(cfg, cfg["measure_from_ns"], cfg["measure_to_ns"]),
         "tx_packets_total": link_at[n_ticks]["packets"],
         "drops_window": link_at[k_to]["drops"] - link_at[k_from]["drops"],
         "queue_delay_mean_us": sum(delays) / len(delays) if delays else None,

@@ -101,14 +101,6 @@ def scenario(
 ) -> dict[str, Any]:
     """A scenario document on the paper's testbed (defaults above)."""
     total = duration if duration is not None else duration_s(quick)
-    lo, hi = window if window is not None else (window_from_s(quick), total)
-    doc: dict[str, Any] = {
-        "duration": f"{total:g}s",
-        "seed": seed,
-        "measure": {"from": f"{lo:g}s", "to": f"{hi:g}s"},
-        "bottleneck": {"rate": rate, "buffer": buffer, **bottleneck},
-        "flow": flows,
-    }
-    if interval is not None:
-        doc["output"] = {"interval": interval}
-    return doc
+    return variants.scenario(flows, seed=seed, duration=total, rate=rate, buffer=buffer,
+                             window=window if window is not None else (window_from_s(quick), total),
+                             interval=interval, **bottleneck)

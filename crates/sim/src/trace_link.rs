@@ -1,0 +1,217 @@
+//! A link whose capacity follows a trace of delivery opportunities, in
+//! the format of mahimahi's `mm-link` (Netravali et al., USENIX ATC 2015):
+//! each line of a trace file is a millisecond at which the link may deliver
+//! one MTU-sized packet, lines repeat for several opportunities in the same
+//! millisecond, and the trace repeats from its start once its last
+//! millisecond has passed (its period is that last timestamp).
+//!
+//! As in mahimahi's `LinkQueue`, an opportunity is a budget of bytes, not
+//! a packet: the packet at the head of the queue consumes opportunities
+//! from the first one at or after it reaches the head; a packet larger than
+//! one opportunity spans several, and what the last one leaves over serves
+//! the next packet only if that packet is already waiting at that instant
+//! (back to back), never one that arrives later: an opportunity that finds
+//! the queue empty is lost. The packet leaves at the time of the
+//! opportunity that completes it.
+//!
+//! One opportunity carries one full-size packet: mahimahi's is 1500 bytes
+//! of IP packet, ours the `mss + wire_overhead` wire bytes of one full
+//! segment (its 1500-byte IP packet plus the 14-byte Ethernet header the
+//! wire accounting adds). A constant trace of one opportunity per
+//! millisecond is therefore 12 Mbit/s of IP packets (12.112 Mbit/s of
+//! wire bytes).
+
+use crate::config::TraceConfig;
+
+/// The state of a trace-driven link: which opportunity comes next.
+#[derive(Clone, Debug)]
+pub struct TraceLink {
+    trace: TraceConfig,
+    /// Global index (over all repetitions) of the first unused opportunity.
+    next: u64,
+    /// Bytes the latest used opportunity has left, and its instant (ns,
+    /// trace time).
+    left_bytes: u64,
+    left_at_ns: u64,
+    /// The instant the trace starts, ns: 0 in the simulator; the live
+    /// delay line's clock reading at the run's time zero.
+    origin_ns: u64,
+}
+
+impl TraceLink {
+    pub fn new(cfg: &TraceConfig) -> Self {
+        Self { trace: cfg.clone(), next: 0, left_bytes: 0, left_at_ns: 0, origin_ns: 0 }
+    }
+
+    pub fn trace(&self) -> &TraceConfig {
+        &self.trace
+    }
+
+    /// The trace starts at `origin_ns` (the live delay line's time zero);
+    /// packets before it are served as at its start.
+    pub fn set_origin(&mut self, origin_ns: u64) {
+        self.origin_ns = origin_ns;
+    }
+
+    /// A packet of `wire_bytes` reaches the head of the queue at `now_ns`:
+    /// the instant it has been delivered (at or after `now_ns`).
+    pub fn departure(&mut self, now_ns: u64, wire_bytes: u32) -> u64 {
+        let now_ns = now_ns.saturating_sub(self.origin_ns);
+        self.origin_ns + self.departure_in_trace_time(now_ns, wire_bytes)
+    }
+
+    fn departure_in_trace_time(&mut self, now_ns: u64, wire_bytes: u32) -> u64 {
+        let mut need = wire_bytes as u64;
+        let mut end_ns = now_ns;
+        if self.left_bytes > 0 && self.left_at_ns >= now_ns {
+            let used = self.left_bytes.min(need);
+            self.left_bytes -= used;
+            need -= used;
+            end_ns = self.left_at_ns;
+        }
+        if need > 0 {
+            let per = self.trace.opportunity_bytes as u64;
+            let first = self.next.max(self.trace.first_at_or_after(now_ns));
+            let count = need.div_ceil(per);
+            let last = first + count - 1;
+            end_ns = self.trace.time_of(last);
+            self.next = last + 1;
+            self.left_bytes = count * per - need;
+            self.left_at_ns = end_ns;
+        }
+        end_ns
+    }
+}
+
+impl TraceConfig {
+    /// Instant of the opportunity with global index `idx` (over all
+    /// repetitions), ns. Non-decreasing in `idx`.
+    pub fn time_of(&self, idx: u64) -> u64 {
+        let n = self.opportunities_ns.len() as u64;
+        (idx / n) * self.period_ns + self.opportunities_ns[(idx % n) as usize]
+    }
+
+    /// Global index of the first opportunity at or after `t_ns`: also the
+    /// number of opportunities before `t_ns`. Offsets lie in [0, period],
+    /// so the search starts one period early (an offset equal to the
+    /// period is the next period's instant 0).
+    pub fn first_at_or_after(&self, t_ns: u64) -> u64 {
+        let n = self.opportunities_ns.len() as u64;
+        let mut k = (t_ns / self.period_ns).saturating_sub(1);
+        loop {
+            let off = t_ns - k * self.period_ns;
+            let i = self.opportunities_ns.partition_point(|&o| o < off) as u64;
+            if i < n {
+                return k * n + i;
+            }
+            k += 1;
+        }
+    }
+
+    /// Opportunities with instants in `[from_ns, to_ns)`.
+    pub fn opportunities_between(&self, from_ns: u64, to_ns: u64) -> u64 {
+        self.first_at_or_after(to_ns).saturating_sub(self.first_at_or_after(from_ns))
+    }
+
+    /// Wire bytes the link can deliver in `[from_ns, to_ns)`.
+    pub fn capacity_bytes(&self, from_ns: u64, to_ns: u64) -> u64 {
+        self.opportunities_between(from_ns, to_ns) * self.opportunity_bytes as u64
+    }
+
+    /// The trace's mean rate, bit/s of wire bytes (rounded down).
+    pub fn mean_rate_bps(&self) -> u64 {
+        (self.opportunities_ns.len() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000
+            / self.period_ns as u128) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn trace(ms: &[u64], bytes: u32) -> TraceConfig {
+        TraceConfig {
+            opportunities_ns: ms.iter().map(|m| m * MS).collect(),
+            period_ns: ms.last().unwrap() * MS,
+            opportunity_bytes: bytes,
+        }
+    }
+
+    #[test]
+    fn a_packet_leaves_at_the_first_opportunity_at_or_after_it_reaches_the_head() {
+        let mut link = TraceLink::new(&trace(&[2, 5], 1514));
+        assert_eq!(link.departure(0, 1514), 2 * MS);
+        assert_eq!(link.departure(2 * MS, 1514), 5 * MS);
+        // The trace repeats every 5 ms: the next ones are at 7 and 10 ms.
+        assert_eq!(link.departure(5 * MS, 1514), 7 * MS);
+        // A packet arriving after an unused opportunity does not get it back.
+        assert_eq!(link.departure(11 * MS, 1514), 12 * MS);
+    }
+
+    #[test]
+    fn small_packets_back_to_back_share_an_opportunity_and_big_ones_span_several() {
+        let mut link = TraceLink::new(&trace(&[1], 1514));
+        assert_eq!(link.departure(0, 700), MS);
+        // Waiting at that instant: rides in the same opportunity's 814 bytes.
+        assert_eq!(link.departure(MS, 700), MS);
+        // 114 bytes left: the rest of this one waits for the next.
+        assert_eq!(link.departure(MS, 700), 2 * MS);
+        // Arriving after the leftover's instant: the leftover is lost.
+        assert_eq!(link.departure(5 * MS, 600), 5 * MS);
+        assert_eq!(link.departure(7 * MS, 3000), 8 * MS);
+    }
+
+    #[test]
+    fn an_origin_shifts_the_trace_to_the_run_time_zero() {
+        let mut link = TraceLink::new(&trace(&[2, 5], 1514));
+        link.set_origin(1_000 * MS);
+        assert_eq!(link.departure(1_000 * MS, 1514), 1_002 * MS);
+        assert_eq!(link.departure(0, 1514), 1_005 * MS); // before time zero: at its start
+    }
+
+    #[test]
+    fn several_opportunities_in_one_millisecond_deliver_several_packets_then() {
+        let mut link = TraceLink::new(&trace(&[1, 1, 1, 3], 1514));
+        let ends: Vec<u64> = (0..5).map(|_| link.departure(0, 1514)).collect();
+        assert_eq!(ends, vec![MS, MS, MS, 3 * MS, 4 * MS]);
+    }
+
+    #[test]
+    fn delivered_bytes_never_exceed_the_opportunities() {
+        // A saturated queue of mixed packet sizes over 10 repetitions.
+        let cfg = trace(&[1, 1, 4, 4, 4, 7, 9, 9, 10], 1514);
+        let mut link = TraceLink::new(&cfg);
+        let (mut now, mut delivered) = (0, 0u64);
+        for i in 0..1000u64 {
+            let bytes = [1514, 66, 700, 1514, 1200][(i % 5) as usize];
+            now = link.departure(now, bytes);
+            delivered += bytes as u64;
+            // Everything delivered by `now` fit the opportunities up to it.
+            assert!(delivered <= cfg.capacity_bytes(0, now + 1), "{delivered} at {now}");
+        }
+        assert!(now > 10 * cfg.period_ns);
+    }
+
+    #[test]
+    fn an_opportunity_at_the_period_is_the_next_period_start() {
+        // One line "1": one opportunity per ms, at 1, 2, 3, ... ms.
+        let cfg = trace(&[1], 1514);
+        assert_eq!(cfg.first_at_or_after(5 * MS), 4);
+        assert_eq!(cfg.time_of(4), 5 * MS);
+        assert_eq!(cfg.opportunities_between(0, 10 * MS + 1), 10);
+        assert_eq!(cfg.mean_rate_bps(), 12_112_000);
+    }
+
+    #[test]
+    fn opportunities_are_counted_over_repetitions_half_open() {
+        let cfg = trace(&[1, 1, 4], 1514);
+        assert_eq!(cfg.opportunities_between(0, 4 * MS), 2);
+        assert_eq!(cfg.opportunities_between(0, 4 * MS + 1), 3);
+        // 10 periods of 4 ms: 30 opportunities.
+        assert_eq!(cfg.opportunities_between(0, 40 * MS + 1), 30);
+        // 1, 1, 4, then the next period: 5, 5.
+        assert_eq!(cfg.capacity_bytes(MS, 5 * MS + 1), 5 * 1514);
+    }
+}
