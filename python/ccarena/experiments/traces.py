@@ -81,3 +81,25 @@ def rtt(run: Outcome, index: int = 0) -> np.ndarray:
     x = np.asarray(run.flow["rtt_ms"][index], dtype=float).copy()
     x[~(x > 0)] = np.nan
     return x
+
+
+def jain(x: np.ndarray) -> float:
+    """Jain's index of the values ``x`` (NaN if they are all zero)."""
+    x = np.asarray(x, dtype=float)
+    sq = float((x * x).sum())
+    return float(x.sum() ** 2 / (len(x) * sq)) if sq > 0 else math.nan
+
+
+def binned(run: Outcome, col: str, step_s: float, *, total: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(bin end times, values[flows, bins]) of a flow column resampled to
+    ``step_s``: the mean of each bin's samples (goodput), or their sum
+    (``total``: counts such as retransmits). The run's interval must divide
+    ``step_s``."""
+    t = run.t_s
+    values = np.nan_to_num(run.flow[col])
+    dt = float(t[1] - t[0]) if len(t) > 1 else float(t[0])
+    k = max(1, int(round(step_s / dt)))
+    n = len(t) // k
+    shaped = values[:, : n * k].reshape(values.shape[0], n, k)
+    out = shaped.sum(axis=2) if total else shaped.mean(axis=2)
+    return t[k - 1 : n * k : k], out

@@ -44,6 +44,11 @@ def older_linux(variant: Variant, version: str) -> Variant:
                           label=f"{variant.label}, Linux {version} cwnd/pacing")
 
 
+def buffer(bdp: float) -> str:
+    """A buffer of ``bdp`` bandwidth-delay products (scenario size string)."""
+    return f"{bdp:g}bdp"
+
+
 def scenario(
     flows: list[dict[str, Any]],
     *,

@@ -26,7 +26,6 @@ import numpy as np
 from . import paper
 from .. import compare, traces
 from ..common import key, markdown_table, mean, runs_of
-from ..cws.paper import binned, jain
 from ..figures import Line, Panel, time_panels
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 
@@ -83,9 +82,9 @@ def runs(quick: bool) -> list[RunSpec]:
 
 def jain_series(run: Outcome) -> tuple[np.ndarray, np.ndarray]:
     """Jain's index of the flows' goodput per BIN_S, for the bins after the last start."""
-    t, g = binned(run, "goodput_mbps", BIN_S)
+    t, g = traces.binned(run, "goodput_mbps", BIN_S)
     sel = t > last_start() + 1e-9
-    return t[sel], np.array([jain(g[:, i]) for i in np.nonzero(sel)[0]])
+    return t[sel], np.array([traces.jain(g[:, i]) for i in np.nonzero(sel)[0]])
 
 
 def converged_at(run: Outcome, bar: float) -> float:
@@ -159,12 +158,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"{FLOWS} BBR flows on {RATE_MBPS} Mbit/s, {RTT_MS} ms, starting {STAGGER_S:g} s apart (0-{last_start():g} s; "
         f"the paper gives neither the number nor the starts), {dur:g} s, telemetry every {INTERVAL}; buffer "
         f"{paper.BUFFER_BDP:g} BDP, and {SHALLOW_BDP:g} BDP as an unjudged comparison.",
-        f"Jain's index is taken on the flows' goodput per {BIN_S:g} s after the last flow has started (cws.paper's "
+        f"Jain's index is taken on the flows' goodput per {BIN_S:g} s after the last flow has started (traces.binned's "
         f"measure). \"A fair share\": Jain's index at least {FAIR_JAIN:.3f}, that of flows whose rates differ by the "
         "gain cycle's own +-1/4 (L207). The flows have converged at the first second from which the index stays at or "
         f"above that bar to the end of the run, leaving out the {TRANSIENT_S:g} s after each ProbeRTT (the \"downward "
         f"facing triangular structures\" of L131); \"a few ProbeBW cycles\" is fewer than {FEW} (the flows' own "
-        "mean cycle length). ProbeRTTs are \"together\" when every flow starts one within {1e3 * TOGETHER_S:.0f} ms (the "
+        f"mean cycle length). ProbeRTTs are \"together\" when every flow starts one within {1e3 * TOGETHER_S:.0f} ms (the "
         "ProbeRTT duration, L211) of the first.",
     ]
     for name, vals in (("converged_s", conv), ("converged_cycles", conv_cycles), ("final_jain", final),
@@ -203,7 +202,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
 
     if fig_dir is not None:
         run = per[0]
-        t, g = binned(run, "goodput_mbps", 0.1)
+        t, g = traces.binned(run, "goodput_mbps", 0.1)
         tj, j = jain_series(run)
         time_panels(
             fig_dir / "fig6.png", f"{FLOWS} BBR flows, {RATE_MBPS} Mbit/s, {RTT_MS} ms, starting {STAGGER_S:g} s apart "

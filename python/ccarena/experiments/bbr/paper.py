@@ -30,7 +30,6 @@ import numpy as np
 
 from ... import units
 from .. import common, traces, variants
-from ..cws import paper as cws_paper
 from ..framework import Outcome, Paper, Variant
 
 PAPER = Paper(
@@ -103,8 +102,8 @@ def serialisation_ms(rate_mbps: float) -> float:
     return units.PACKET_WIRE_BYTES * 8 / (rate_mbps * 1e3)
 
 
-#: A buffer of ``bdp`` bandwidth-delay products (cws.paper.buffer).
-buffer = cws_paper.buffer
+#: A buffer of ``bdp`` bandwidth-delay products (variants.buffer).
+buffer = variants.buffer
 #: A ``[[flow]]`` entry: flow(variant, rtt_ms, **extra) (variants.flow).
 flow = variants.flow
 #: A scenario document: scenario(flows, seed=, duration=, rate=, buffer=,

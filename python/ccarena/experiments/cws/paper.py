@@ -124,9 +124,8 @@ def single_duration_s(quick: bool) -> int:
     return QUICK_SINGLE_DURATION_S if quick else SINGLE_DURATION_S
 
 
-def buffer(bdp: float) -> str:
-    """A buffer of ``bdp`` bandwidth-delay products (scenario size string)."""
-    return f"{bdp:g}bdp"
+#: A buffer of ``bdp`` bandwidth-delay products (variants.buffer).
+buffer = variants.buffer
 
 
 def bdp_packets(rate_mbps: float, rtt_ms: float) -> float:
@@ -171,11 +170,8 @@ def pair(variant: Variant, rtt_ms: float, *, seed: int, duration: float, buffer_
 # --- Measures ------------------------------------------------------------
 
 
-def jain(x: np.ndarray) -> float:
-    """Jain's index of the values ``x`` (NaN if they are all zero)."""
-    x = np.asarray(x, dtype=float)
-    sq = float((x * x).sum())
-    return float(x.sum() ** 2 / (len(x) * sq)) if sq > 0 else math.nan
+#: Jain's index of an array of values (traces.jain).
+jain = traces.jain
 
 
 def share_at_jain(f: float) -> float:
@@ -185,18 +181,8 @@ def share_at_jain(f: float) -> float:
 
 
 def binned(run: Outcome, col: str, step_s: float = STEP_S, *, total: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(bin end times, values[flows, bins]) of a flow column resampled to
-    ``step_s``: the mean of each bin's samples (goodput), or their sum
-    (``total``: counts such as retransmits). The run's interval must divide
-    ``step_s``."""
-    t = run.t_s
-    values = np.nan_to_num(run.flow[col])
-    dt = float(t[1] - t[0]) if len(t) > 1 else float(t[0])
-    k = max(1, int(round(step_s / dt)))
-    n = len(t) // k
-    shaped = values[:, : n * k].reshape(values.shape[0], n, k)
-    out = shaped.sum(axis=2) if total else shaped.mean(axis=2)
-    return t[k - 1 : n * k : k], out
+    """traces.binned with this paper's 0.1-s step by default (Figs. 9-12's bins)."""
+    return traces.binned(run, col, step_s, total=total)
 
 
 def group_goodput(run: Outcome, groups: list[list[int]], step_s: float = STEP_S) -> tuple[np.ndarray, np.ndarray]:
