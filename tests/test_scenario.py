@@ -191,7 +191,7 @@ def _with(doc, path, value):
         ("bottleneck.rate", "0Mbit", "bottleneck.rate", "must be > 0"),
         ("bottleneck.buffer", "-2MB", "bottleneck.buffer", "must be > 0"),
         ("bottleneck.buffer", "100B", "bottleneck.buffer", "less than one packet"),
-        ("bottleneck.aqm", "codel", "bottleneck.aqm", "'droptail', 'red' or 'fq'"),
+        ("bottleneck.aqm", "cake", "bottleneck.aqm", "'droptail', 'red', 'fq', 'codel', 'fq_codel' or 'pie'"),
         ("bottleneck.loss", 1.5, "bottleneck.loss", "less than 1"),
         ("bottleneck.loss", "1%", "bottleneck.loss", "valid number"),
         ("bottleneck.colour", "red", "bottleneck.colour", "unknown key"),

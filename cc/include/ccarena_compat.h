@@ -120,6 +120,17 @@
 #define TCP_INFINITE_SSTHRESH 0x7fffffff
 #define TCP_INIT_CWND 10
 #define TCP_CONG_NON_RESTRICTED 0x1
+/* include/net/tcp.h: tp->ecn_flags. The simulator sets TCP_ECN_OK for
+ * both classic ECN and AccECN (Linux 6.18 keeps the two modes in separate
+ * bits, TCP_ECN_MODE_RFC3168 = TCP_ECN_OK and TCP_ECN_MODE_ACCECN), so that
+ * a CC testing "did this flow negotiate ECN" by TCP_ECN_OK sees both. */
+#ifndef TCP_ECN_OK
+#define TCP_ECN_OK 1
+#define TCP_ECN_QUEUE_CWR 2
+#define TCP_ECN_DEMAND_CWR 4
+#define TCP_ECN_SEEN 8
+#endif
+#define CCA_ECN_ACCECN 16
 /* include/linux/netdevice.h: the largest non-BIG-TCP GSO packet, bytes. */
 #define GSO_LEGACY_MAX_SIZE 65536u
 /* include/net/tcp.h: L1_CACHE_ALIGN(128 + MAX_HEADER) on a typical x86-64
@@ -264,6 +275,33 @@ static inline u32 tcp_reno_undo_cwnd_of(const struct sock *sk)
 
 	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
 }
+
+/* ------------------------------------------------- newer rate samples */
+/*
+ * Three rate-sample fields that BBRv2/v3 read exist only in Google's
+ * kernel. The simulator fills them as that kernel does; mainline Linux
+ * (this BPF build) has none of them, and each accessor says what a BPF
+ * CC gets instead:
+ *   tx_in_flight  (tcp_set_tx_in_flight: packets_in_flight after the skb
+ *                 was sent) - BPF: 0, "unknown"; a CC that needs it
+ *                 estimates it from rs->prior_in_flight per round.
+ *   lost          (tp->lost now minus tp->lost when the skb was sent) -
+ *                 BPF: 0; estimate from tp->lost across rounds.
+ *   is_ece        (FLAG_ECE of this ACK) - BPF: false; the same flag of
+ *                 the same ACK reaches in_ack_event() as CA_ACK_ECE, which
+ *                 is how a CC should learn it in both builds.
+ * rs->is_ack_delayed is mainline's (FLAG_ACK_MAYBE_DELAYED: one runt
+ * segment, less than an MSS, cumulatively ACKed), in both builds.
+ */
+#ifdef CCARENA_BPF
+#define cca_rs_tx_in_flight(sk, rs) ((void)(sk), (void)(rs), 0U)
+#define cca_rs_lost(sk, rs) ((void)(sk), (void)(rs), 0)
+#define cca_rs_is_ece(sk, rs) ((void)(sk), (void)(rs), false)
+#else
+#define cca_rs_tx_in_flight(sk, rs) ((void)(sk), (rs)->tx_in_flight)
+#define cca_rs_lost(sk, rs) ((void)(sk), (rs)->lost)
+#define cca_rs_is_ece(sk, rs) ((void)(sk), (rs)->is_ece)
+#endif
 
 /* ------------------------------------------------------------------ time */
 /* The one clock: us, the time of the ACK or transmit being processed. */

@@ -153,6 +153,12 @@ struct rate_sample {
 	bool is_app_limited;	/* is sample from packet with bubble in pipe? */
 	bool is_retrans;	/* is sample from retransmission? */
 	bool is_ack_delayed;	/* is this (likely) a delayed ACK? */
+	/* Fields of Google's BBRv3 stack, not mainline's (read them through
+	 * cca_rs_tx_in_flight() / cca_rs_lost() / cca_rs_is_ece(), which say
+	 * what the BPF build has instead): */
+	u32 tx_in_flight;	/* packets in flight when the sampled skb was sent, itself included */
+	s32 lost;		/* packets marked lost since the sampled skb was sent */
+	bool is_ece;		/* this ACK carried ECE (FLAG_ECE) */
 };
 
 /* include/net/tcp.h: argument of pkts_acked. */

@@ -39,6 +39,9 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
     goodputs = [f["delivered_bytes_window"] * 8 / window_s / 1e6 for f in raw["flows"]]
     total = sum(goodputs)
 
+    # ECN counts appear once a flow negotiates ECN, so that other scenarios'
+    # summaries stay as they were.
+    uses_ecn = any(f.get("ecn", "off") != "off" for f in cfg["flows"])
     flows = []
     for i, (flow_cfg, res, goodput) in enumerate(zip(cfg["flows"], raw["flows"], goodputs, strict=True)):
         flows.append(
@@ -57,6 +60,14 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
                 "rtt_p95_ms": _round(res["rtt_p95_us"] / 1e3 if res["rtt_p95_us"] is not None else None),
             }
         )
+        if uses_ecn:
+            # Over the whole run (None where an engine cannot see it).
+            flows[-1].update(
+                ecn=flow_cfg.get("ecn", "off"),
+                ce_marked=res.get("ce_marked"),
+                ce_received=res.get("ce_received"),
+                delivered_ce=res.get("delivered_ce"),
+            )
 
     link = raw["link"]
     capacity = link["capacity_bytes_window"]
@@ -99,6 +110,7 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
             "p99": ms("queue_delay_p99_us"),
         },
         "drops": link["drops_window"],
+        **({"marks": link.get("marks_window")} if uses_ecn else {}),
         "bottleneck_packets": link["tx_packets_total"],
         "conservation": conservation,
     }

@@ -20,64 +20,33 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast
+from typing import Any, Literal, cast
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-    ValidationError,
-)
+from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from . import units
 from .errors import ScenarioError
+from .scenario_aqm import Codel, FqCodel, Pie, resolve_mark_threshold, resolve_tables
+from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
 # as written); their validators only check that they parse.
 
-
-def _check(parser):
-    # Before the str check, so that `duration = 120` gets the unit hint.
-    def validate(value: object) -> object:
-        try:
-            parser(value)
-        except units.UnitError as err:
-            raise ValueError(str(err)) from None
-        return value
-
-    return BeforeValidator(validate)
-
-
-Time = Annotated[str, _check(units.parse_time)]
-Instant = Annotated[str, _check(lambda v: units.parse_time(v, allow_zero=True))]
-Rate = Annotated[str, _check(units.parse_rate)]
-SizeText = Annotated[str, _check(units.parse_size)]
-Number = StrictFloat | StrictInt
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class Measure(_Strict):
+class Measure(Strict):
     """Measurement window; default [duration/3, duration)."""
 
     from_: Instant | None = Field(default=None, alias="from")
     to: Instant | None = None
 
 
-class Output(_Strict):
+class Output(Strict):
     """Telemetry sampling interval."""
 
     interval: Time = "100ms"
 
 
-class Red(_Strict):
+class Red(Strict):
     """RED parameters (Floyd & Jacobson; Linux sch_red)."""
 
     min: SizeText
@@ -86,35 +55,43 @@ class Red(_Strict):
     #: EWMA weight of the average queue; Linux's default 2^-9 ~ 0.002.
     wq: Number = Field(default=0.002, gt=0, le=1)
     byte_mode: StrictBool = False
+    #: Mark ECN-capable packets CE instead of dropping them early (default
+    #: off; None keeps older scenarios' recorded input as it was).
+    ecn: StrictBool | None = None
 
 
-class Fq(_Strict):
+class Fq(Strict):
     """Per-flow fair queueing (Deficit Round Robin)."""
 
     #: Wire bytes a flow may send per round; default one full packet.
     quantum: SizeText = f"{units.PACKET_WIRE_BYTES}B"
 
 
-class Policer(_Strict):
+class Policer(Strict):
     """Token-bucket policer in front of the queue."""
 
     rate: Rate
     burst: SizeText
 
 
-class RateChange(_Strict):
+class RateChange(Strict):
     at: Instant
     rate: Rate
 
 
-class Bottleneck(_Strict):
+class Bottleneck(Strict):
     #: Required unless ``trace`` gives the rate over time.
     rate: Rate | None = None
     buffer: SizeText
-    aqm: Literal["droptail", "red", "fq"] = "droptail"
+    aqm: Literal["droptail", "red", "fq", "codel", "fq_codel", "pie"] = "droptail"
     loss: Number = Field(default=0.0, ge=0, lt=1)
     red: Red | None = None
     fq: Fq | None = None
+    codel: Codel | None = None
+    fq_codel: FqCodel | None = None
+    pie: Pie | None = None
+    #: A DCTCP-style step marker on the droptail FIFO ("20pkt", "30KB", "1ms").
+    mark_threshold: str | int | None = None
     policer: Policer | None = None
     schedule: list[RateChange] = Field(default_factory=list)
     #: A mahimahi link trace file (link_trace.py) instead of ``rate``.
@@ -128,12 +105,12 @@ FQ_QUANTUM_MIN_BYTES = 256
 FQ_QUANTUM_MAX_BYTES = 1 << 20
 
 
-class RttChange(_Strict):
+class RttChange(Strict):
     at: Instant
     rtt: Time
 
 
-class Flow(_Strict):
+class Flow(Strict):
     cc: str = Field(min_length=1)
     rtt: Time
     start: Instant = "0s"
@@ -141,9 +118,12 @@ class Flow(_Strict):
     count: StrictInt = Field(default=1, ge=1, le=10_000)
     params: dict[str, Any] = Field(default_factory=dict)
     rtt_schedule: list[RttChange] = Field(default_factory=list)
+    #: ECN: true (classic RFC 3168, Linux tcp_ecn = 1), "accecn" (Accurate
+    #: ECN, tcp_ecn = 3), false / "off" (not ECN-capable).
+    ecn: StrictBool | Literal["off", "classic", "accecn"] | None = None
 
 
-class Scenario(_Strict):
+class Scenario(Strict):
     duration: Time
     seed: StrictInt = Field(default=1, ge=0, lt=1 << 64)
     measure: Measure | None = None
@@ -547,6 +527,9 @@ def resolve(
             "params": params,
             "rtt_schedule": rtt_schedule,
         }
+        ecn = {True: "classic", False: "off", None: "off"}.get(flow.ecn, flow.ecn)
+        if ecn != "off":
+            entry["ecn"] = ecn  # only when used: other configs stay as they were
         flows.extend(copy.deepcopy(entry) for _ in range(flow.count))
 
     bn = model.bottleneck
@@ -608,6 +591,7 @@ def resolve(
             "max_p": float(bn.red.max_p),
             "wq": float(bn.red.wq),
             "byte_mode": bn.red.byte_mode,
+            **({"ecn": True} if bn.red.ecn else {}),
         }
     elif bn.red is not None:
         raise ScenarioError("bottleneck.red", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"red\")")
@@ -624,6 +608,9 @@ def resolve(
         fq = {"quantum_bytes": quantum}
     elif bn.fq is not None:
         raise ScenarioError("bottleneck.fq", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"fq\")")
+
+    aqm_tables, aqm_human = resolve_tables(bn, size)
+    mark_threshold = resolve_mark_threshold(bn.mark_threshold, bn.aqm, size)
 
     policer = None
     if bn.policer is not None:
@@ -679,6 +666,8 @@ def resolve(
             # Only when used, so that other scenarios' configs (and their
             # summary.json) stay as they were.
             **({"fq": fq} if fq is not None else {}),
+            **aqm_tables,
+            **({"mark_threshold": mark_threshold} if mark_threshold is not None else {}),
             **({"policer": policer} if policer is not None else {}),
             **({"trace": trace} if trace is not None else {}),
         },
@@ -691,6 +680,7 @@ def resolve(
     human["bottleneck"]["buffer_bytes"] = buffer_bytes
     if fq is not None:
         human["bottleneck"]["fq"] = {"quantum": (bn.fq or Fq()).quantum, "quantum_bytes": fq["quantum_bytes"]}
+    human["bottleneck"].update(aqm_human)
     if policer is not None:
         human["bottleneck"]["policer"]["burst_bytes"] = policer["burst_bytes"]
     human["bottleneck"]["bdp_bytes"] = bdp

@@ -4,6 +4,7 @@
  *
  * ccarena_native_layout() fills `out` with (name, value) rows: "S" for
  * sizeof(struct S), "S.f" for offsetof(struct S, f). The Rust test
+ * "NAME" for a constant. The Rust test
  * `layout_matches_c` compares every row with sock.rs's #[repr(C)] mirror,
  * so the two can never silently drift apart.
  */
@@ -16,6 +17,7 @@ struct ccarena_layout_row {
 
 #define SIZE(s) { #s, sizeof(struct s) },
 #define OFF(s, f) { #s "." #f, offsetof(struct s, f) },
+#define VAL(c) { #c, (c) },
 
 static const struct ccarena_layout_row rows[] = {
 	SIZE(minmax_sample) OFF(minmax_sample, t) OFF(minmax_sample, v)
@@ -70,6 +72,7 @@ static const struct ccarena_layout_row rows[] = {
 	OFF(rate_sample, acked_sacked) OFF(rate_sample, prior_in_flight)
 	OFF(rate_sample, last_end_seq) OFF(rate_sample, is_app_limited)
 	OFF(rate_sample, is_retrans) OFF(rate_sample, is_ack_delayed)
+	OFF(rate_sample, tx_in_flight) OFF(rate_sample, lost) OFF(rate_sample, is_ece)
 
 	SIZE(ack_sample)
 	OFF(ack_sample, pkts_acked) OFF(ack_sample, rtt_us)
@@ -89,6 +92,9 @@ static const struct ccarena_layout_row rows[] = {
 
 	SIZE(ccarena_param)
 	OFF(ccarena_param, name) OFF(ccarena_param, dflt)
+
+	VAL(CA_ACK_SLOWPATH) VAL(CA_ACK_WIN_UPDATE) VAL(CA_ACK_ECE)
+	VAL(TCP_ECN_OK) VAL(TCP_ECN_QUEUE_CWR) VAL(CCA_ECN_ACCECN)
 };
 
 /* Copies up to cap rows into out; returns the total number of rows. */

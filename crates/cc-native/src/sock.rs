@@ -171,6 +171,9 @@ pub struct RateSample {
     pub is_app_limited: bool,
     pub is_retrans: bool,
     pub is_ack_delayed: bool,
+    pub tx_in_flight: u32,
+    pub lost: i32,
+    pub is_ece: bool,
 }
 
 /// `struct ack_sample` (argument of `pkts_acked`).
@@ -211,6 +214,11 @@ pub const SK_PACING_NEEDED: u8 = 1;
 /// `tcp_ca_ack_event_flags`.
 pub const CA_ACK_SLOWPATH: u32 = 1;
 pub const CA_ACK_WIN_UPDATE: u32 = 2;
+pub const CA_ACK_ECE: u32 = 4;
+/// `tp->ecn_flags` (ccarena_compat.h: TCP_ECN_OK for classic and AccECN).
+pub const TCP_ECN_OK: u8 = 1;
+pub const TCP_ECN_QUEUE_CWR: u8 = 2;
+pub const CCA_ECN_ACCECN: u8 = 16;
 
 #[cfg(test)]
 mod tests {
@@ -280,7 +288,7 @@ mod tests {
                            prior_delivered_ce, delivered, delivered_ce, interval_us,
                            snd_interval_us, rcv_interval_us, rtt_us, losses,
                            acked_sacked, prior_in_flight, last_end_seq,
-                           is_app_limited, is_retrans, is_ack_delayed }
+                           is_app_limited, is_retrans, is_ack_delayed, tx_in_flight, lost, is_ece }
             "ack_sample": AckSample { pkts_acked, rtt_us, in_flight }
             "tcp_congestion_ops": crate::RawOps { ssthresh, cong_avoid, set_state,
                            cwnd_event, in_ack_event, pkts_acked, min_tso_segs,
@@ -288,6 +296,17 @@ mod tests {
                            flags, name }
             "ccarena_param": crate::RawParam { name, dflt }
         };
+        let mut rust = rust;
+        for (name, value) in [
+            ("CA_ACK_SLOWPATH", CA_ACK_SLOWPATH as u64),
+            ("CA_ACK_WIN_UPDATE", CA_ACK_WIN_UPDATE as u64),
+            ("CA_ACK_ECE", CA_ACK_ECE as u64),
+            ("TCP_ECN_OK", TCP_ECN_OK as u64),
+            ("TCP_ECN_QUEUE_CWR", TCP_ECN_QUEUE_CWR as u64),
+            ("CCA_ECN_ACCECN", CCA_ECN_ACCECN as u64),
+        ] {
+            rust.insert(name.to_string(), value);
+        }
         let c = c_layout();
         // Same set of rows (a field added on one side only is a mismatch)...
         let c_keys: Vec<&String> = c.keys().collect();

@@ -82,6 +82,7 @@ impl Link {
             retrans: false,
             sent_ns: now_ns,
             enqueued_ns: now_ns,
+            ..Default::default()
         };
         let offer = self.queue.offer(now_ns, pkt, &mut self.rng);
         // Queued packets that fq dropped to make room.

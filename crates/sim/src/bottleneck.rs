@@ -3,14 +3,21 @@
 //! at the current rate (a queue that only serialises; the propagation delay
 //! is in the pipes).
 //!
-//! The queue is either one FIFO whose admission a [`Qdisc`] decides
-//! (droptail, RED), or per-flow queues served by Deficit Round Robin
-//! ([`Drr`], `aqm = "fq"`) whose shared buffer, when full, makes room by
-//! dropping the oldest packet of the longest flow. So under fq an arrival
-//! may push out a packet of another flow that was already queued: callers
-//! that track packets find those in [`Bottleneck::pushed_out`], and the
-//! per-flow drop counts ([`Bottleneck::flow_drops`]) charge the flow whose
-//! packet was lost.
+//! The queue is one FIFO whose admission a [`Qdisc`] decides (droptail,
+//! RED, PIE, the step marker), one FIFO under CoDel (which drops at its
+//! head), per-flow queues served by Deficit Round Robin ([`Drr`], `aqm =
+//! "fq"`) whose shared buffer, when full, makes room by dropping the oldest
+//! packet of the longest flow, or FQ-CoDel. So a packet already queued may
+//! be dropped later - pushed out by an arrival, or by CoDel at the head:
+//! callers that track packets find those in [`Bottleneck::pushed_out`]
+//! after each [`Bottleneck::offer`] and [`Bottleneck::complete_tx`], and
+//! the per-flow drop counts ([`Bottleneck::flow_drops`]) charge the flow
+//! whose packet was lost. An ECN-capable packet that a discipline would
+//! drop early may be marked CE instead ([`Bottleneck::flow_marks`]).
+//!
+//! Every arrival joins the queue and the link takes the next packet from
+//! it when it is idle, so each discipline sees every packet pass through
+//! (an arrival to an idle link waits zero time).
 //!
 //! Serialisation is continuous work: the link does `rate_bps` nanobits
 //! (10^-9 bit) of a packet per ns, so what it has serialised by any instant
@@ -31,10 +38,14 @@ use std::collections::VecDeque;
 
 use crate::config::{Aqm, BottleneckConfig};
 use crate::distribution::Distribution;
-use crate::packet::DataPacket;
+use crate::packet::{DataPacket, Ecn};
+use crate::qdisc::codel::{Codel, CodelParams, DequeueOutcome};
 use crate::qdisc::drr::{Drr, Victim};
+use crate::qdisc::fq_codel::FqCodel;
+use crate::qdisc::pie::{Pie, PieParams};
 use crate::qdisc::policer::TokenBucket;
-use crate::qdisc::{droptail::DropTail, red::Red, Arrival, Qdisc, Verdict};
+use crate::qdisc::step_mark::StepMark;
+use crate::qdisc::{droptail::DropTail, red::Red, Arrival, Departure, Qdisc, Verdict};
 use crate::rng::SimRng;
 use crate::trace_link::TraceLink;
 
@@ -64,8 +75,36 @@ pub enum Offer {
 enum Waiting {
     /// One FIFO in arrival order; `admission` decides who may join.
     Fifo { admission: Box<dyn Qdisc>, fifo: VecDeque<DataPacket> },
+    /// One FIFO under CoDel, at most `limit_packets` long.
+    Codel { params: CodelParams, codel: Codel, limit_packets: u32, fifo: VecDeque<DataPacket> },
     /// One queue per flow, DRR service, longest-queue drop.
     Fair(Drr),
+    FqCodel(FqCodel),
+}
+
+/// What is waiting, in total and per flow.
+struct Occupancy {
+    bytes: u64,
+    packets: u32,
+    /// Per-flow bytes waiting (the BBQ paper's Fig. 10).
+    flow_bytes: Vec<u64>,
+    flow_packets: Vec<u32>,
+}
+
+impl Occupancy {
+    fn add(&mut self, pkt: &DataPacket) {
+        self.bytes += pkt.wire_bytes as u64;
+        self.packets += 1;
+        self.flow_bytes[pkt.flow as usize] += pkt.wire_bytes as u64;
+        self.flow_packets[pkt.flow as usize] += 1;
+    }
+
+    fn remove(&mut self, pkt: &DataPacket) {
+        self.bytes -= pkt.wire_bytes as u64;
+        self.packets -= 1;
+        self.flow_bytes[pkt.flow as usize] -= pkt.wire_bytes as u64;
+        self.flow_packets[pkt.flow as usize] -= 1;
+    }
 }
 
 pub struct Bottleneck {
@@ -78,15 +117,15 @@ pub struct Bottleneck {
     trace: Option<TraceLink>,
     /// Packets waiting, not counting the one on the wire.
     waiting: Waiting,
-    queue_bytes: u64,
-    /// Per-flow bytes waiting (the BBQ paper's Fig. 10).
-    flow_queue_bytes: Vec<u64>,
-    /// Per-flow packets waiting.
-    flow_queue_packets: Vec<u32>,
+    occ: Occupancy,
     /// Per-flow packets dropped here, for any reason.
     flow_drops: Vec<u64>,
-    /// Queued packets the latest offer pushed out (fq only), oldest first.
+    /// Per-flow packets marked CE here.
+    flow_marks: Vec<u64>,
+    /// Queued packets the latest offer or completion dropped, oldest first.
     pushed_out: Vec<DataPacket>,
+    /// Scratch for CoDel's dequeues.
+    dequeue_out: DequeueOutcome,
     /// The packet being serialised, if any.
     on_wire: Option<Transmission>,
     /// Nanobits a finished packet still owed when its transmission ended on
@@ -145,6 +184,8 @@ pub struct LinkCounters {
     pub drops: u64,
     /// Of `drops`, those the policer dropped.
     pub policed: u64,
+    /// Packets marked CE (ECN) instead of dropped.
+    pub marks: u64,
     /// Sum and count of sojourn times of dequeued packets, ns (u128: a
     /// day of 3·10^9 packets waiting seconds each would overflow u64).
     pub sojourn_sum_ns: u128,
@@ -156,12 +197,55 @@ impl Bottleneck {
     pub fn new(cfg: &BottleneckConfig, n_flows: usize, wire_bytes: u32) -> Self {
         let fifo = |admission: Box<dyn Qdisc>| Waiting::Fifo { admission, fifo: VecDeque::with_capacity(4096) };
         let waiting = match cfg.aqm {
-            Aqm::Droptail => fifo(Box::new(DropTail)),
+            Aqm::Droptail => match cfg.mark_threshold {
+                Some(k) => fifo(Box::new(StepMark::new(k))),
+                None => fifo(Box::new(DropTail)),
+            },
             Aqm::Red => fifo(Box::new(Red::new(
                 cfg.red.clone().expect("validated: red config present"),
                 cfg.rate_bps,
                 wire_bytes,
             ))),
+            Aqm::Pie => {
+                let c = cfg.pie.as_ref().expect("validated: pie config present");
+                fifo(Box::new(Pie::new(PieParams {
+                    target_ns: c.target_ns,
+                    tupdate_ns: c.tupdate_ns,
+                    alpha_16ths: c.alpha_16ths,
+                    beta_16ths: c.beta_16ths,
+                    max_burst_ns: c.burst_ns,
+                    limit_packets: c.limit_packets,
+                    mtu_bytes: wire_bytes as u64,
+                    ecn: c.ecn,
+                })))
+            }
+            Aqm::Codel => {
+                let c = cfg.codel.as_ref().expect("validated: codel config present");
+                Waiting::Codel {
+                    params: CodelParams {
+                        target_ns: c.target_ns,
+                        interval_ns: c.interval_ns,
+                        mtu_bytes: wire_bytes as u64,
+                        ecn: c.ecn,
+                    },
+                    codel: Codel::new(),
+                    limit_packets: c.limit_packets,
+                    fifo: VecDeque::with_capacity(4096),
+                }
+            }
+            Aqm::FqCodel => {
+                let c = cfg.fq_codel.as_ref().expect("validated: fq_codel config present");
+                let params =
+                    CodelParams { target_ns: c.target_ns, interval_ns: c.interval_ns, mtu_bytes: wire_bytes as u64, ecn: c.ecn };
+                Waiting::FqCodel(FqCodel::new(
+                    params,
+                    c.quantum_bytes.get(),
+                    c.flows,
+                    c.limit_packets,
+                    cfg.buffer_bytes,
+                    n_flows,
+                ))
+            }
             Aqm::Fq => {
                 Waiting::Fair(Drr::new(n_flows, cfg.fq.as_ref().map_or(wire_bytes, |fq| fq.quantum_bytes.get())))
             }
@@ -173,11 +257,11 @@ impl Bottleneck {
             policer: cfg.policer.as_ref().map(TokenBucket::new),
             trace: cfg.trace.as_ref().map(TraceLink::new),
             waiting,
-            queue_bytes: 0,
-            flow_queue_bytes: vec![0; n_flows],
-            flow_queue_packets: vec![0; n_flows],
+            occ: Occupancy { bytes: 0, packets: 0, flow_bytes: vec![0; n_flows], flow_packets: vec![0; n_flows] },
             flow_drops: vec![0; n_flows],
+            flow_marks: vec![0; n_flows],
             pushed_out: Vec::new(),
+            dequeue_out: DequeueOutcome::default(),
             on_wire: None,
             tx_debt_nanobits: 0,
             recording_window: false,
@@ -244,11 +328,16 @@ impl Bottleneck {
     }
 
     pub fn queue_bytes(&self) -> u64 {
-        self.queue_bytes
+        self.occ.bytes
     }
 
     pub fn flow_queue_bytes(&self, flow: usize) -> u64 {
-        self.flow_queue_bytes[flow]
+        self.occ.flow_bytes[flow]
+    }
+
+    /// Packets of `flow` marked CE so far.
+    pub fn flow_marks(&self, flow: usize) -> u64 {
+        self.flow_marks[flow]
     }
 
     /// Packets of `flow` dropped so far (random loss, policer, queue).
@@ -256,8 +345,9 @@ impl Bottleneck {
         self.flow_drops[flow]
     }
 
-    /// Already-queued packets the latest [`Bottleneck::offer`] dropped to
-    /// make room (fq's longest-queue drop; always empty otherwise).
+    /// Already-queued packets the latest [`Bottleneck::offer`] (fq's and
+    /// fq_codel's drops to make room) or [`Bottleneck::complete_tx`]
+    /// (CoDel's drops at the head) dropped.
     pub fn pushed_out(&self) -> &[DataPacket] {
         &self.pushed_out
     }
@@ -265,7 +355,7 @@ impl Bottleneck {
     /// Packets of `flow` in the queue or on the wire.
     pub fn flow_packets(&self, flow: u32) -> u64 {
         let on_wire = self.on_wire.is_some_and(|tx| tx.pkt.flow == flow) as u64;
-        self.flow_queue_packets[flow as usize] as u64 + on_wire
+        self.occ.flow_packets[flow as usize] as u64 + on_wire
     }
 
     /// A packet arrives from a sender at `now_ns`.
@@ -280,28 +370,36 @@ impl Bottleneck {
                 return self.drop(pkt.flow, Drop::Policed);
             }
         }
+        let fits = self.occ.bytes + pkt.wire_bytes as u64 <= self.buffer_bytes;
+        pkt.enqueued_ns = now_ns;
         match &mut self.waiting {
             Waiting::Fifo { admission, .. } => {
                 let arrival = Arrival {
                     now_ns,
                     wire_bytes: pkt.wire_bytes,
-                    queue_bytes: self.queue_bytes,
+                    queue_bytes: self.occ.bytes,
+                    queue_packets: self.occ.packets,
                     buffer_bytes: self.buffer_bytes,
+                    ect: pkt.ecn.capable(),
                 };
                 match admission.on_arrival(arrival, rng) {
                     Verdict::Enqueue => {}
+                    Verdict::Mark => self.mark(&mut pkt),
                     Verdict::Overflow => return self.drop(pkt.flow, Drop::Overflow),
                     Verdict::EarlyDrop => return self.drop(pkt.flow, Drop::EarlyDrop),
                 }
             }
+            Waiting::Codel { limit_packets, .. } => {
+                if self.occ.packets >= *limit_packets || !fits {
+                    return self.drop(pkt.flow, Drop::Overflow);
+                }
+            }
             Waiting::Fair(drr) => {
-                while self.queue_bytes + pkt.wire_bytes as u64 > self.buffer_bytes {
+                while self.occ.bytes + pkt.wire_bytes as u64 > self.buffer_bytes {
                     match drr.push_out(&pkt) {
                         Victim::Arrival => return self.drop(pkt.flow, Drop::Overflow),
                         Victim::Queued(v) => {
-                            self.queue_bytes -= v.wire_bytes as u64;
-                            self.flow_queue_bytes[v.flow as usize] -= v.wire_bytes as u64;
-                            self.flow_queue_packets[v.flow as usize] -= 1;
+                            self.occ.remove(&v);
                             self.stats.drops += 1;
                             self.flow_drops[v.flow as usize] += 1;
                             self.pushed_out.push(v);
@@ -309,27 +407,56 @@ impl Bottleneck {
                     }
                 }
             }
+            Waiting::FqCodel(q) => {
+                // Queue first, then drop from the fattest flow if over.
+                self.occ.add(&pkt);
+                let mut dropped = std::mem::take(&mut self.pushed_out);
+                q.enqueue(pkt, &mut dropped);
+                let mut own_dropped = false;
+                dropped.retain(|v| {
+                    let own = *v == pkt;
+                    own_dropped |= own;
+                    !own
+                });
+                for v in &dropped {
+                    self.occ.remove(v);
+                    self.stats.drops += 1;
+                    self.flow_drops[v.flow as usize] += 1;
+                }
+                self.pushed_out = dropped;
+                if own_dropped {
+                    self.occ.remove(&pkt);
+                    return self.drop(pkt.flow, Drop::Overflow);
+                }
+                return self.after_enqueue(now_ns);
+            }
         }
-        pkt.enqueued_ns = now_ns;
-        if self.on_wire.is_none() {
-            debug_assert_eq!(self.queue_bytes, 0);
-            self.record_sojourn(0);
-            return Offer::StartedTx(self.start_tx(now_ns, pkt));
-        }
-        self.queue_bytes += pkt.wire_bytes as u64;
-        self.flow_queue_bytes[pkt.flow as usize] += pkt.wire_bytes as u64;
-        self.flow_queue_packets[pkt.flow as usize] += 1;
-        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue_bytes);
+        self.occ.add(&pkt);
         match &mut self.waiting {
-            Waiting::Fifo { fifo, .. } => fifo.push_back(pkt),
+            Waiting::Fifo { fifo, .. } | Waiting::Codel { fifo, .. } => fifo.push_back(pkt),
             Waiting::Fair(drr) => drr.enqueue(pkt),
+            Waiting::FqCodel(_) => unreachable!("queued above"),
         }
-        Offer::Queued
+        self.after_enqueue(now_ns)
+    }
+
+    /// The arrival is queued: an idle link starts on the queue's next
+    /// packet at once.
+    fn after_enqueue(&mut self, now_ns: u64) -> Offer {
+        if self.on_wire.is_some() {
+            self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.occ.bytes);
+            return Offer::Queued;
+        }
+        match self.dequeue(now_ns) {
+            Some(pkt) => Offer::StartedTx(self.start_tx(now_ns, pkt)),
+            None => Offer::Queued, // CoDel dropped it at the head
+        }
     }
 
     /// The packet on the wire has been fully transmitted at `now_ns`.
     /// Returns it, and the end time of the next transmission if one began.
     pub fn complete_tx(&mut self, now_ns: u64) -> (DataPacket, Option<u64>) {
+        self.pushed_out.clear();
         let tx = self.on_wire.take().expect("a transmission was in progress");
         debug_assert_eq!(now_ns, tx.end_ns, "a stale completion");
         if self.trace.is_some() {
@@ -342,24 +469,78 @@ impl Bottleneck {
         }
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += tx.pkt.wire_bytes as u64;
-        let head = match &mut self.waiting {
-            Waiting::Fifo { fifo, admission } => {
-                let head = fifo.pop_front();
-                if head.is_none() {
-                    admission.on_idle(now_ns);
-                }
-                head
-            }
-            Waiting::Fair(drr) => drr.dequeue(),
-        };
-        let next = head.map(|pkt| {
-            self.queue_bytes -= pkt.wire_bytes as u64;
-            self.flow_queue_bytes[pkt.flow as usize] -= pkt.wire_bytes as u64;
-            self.flow_queue_packets[pkt.flow as usize] -= 1;
-            self.record_sojourn(now_ns - pkt.enqueued_ns);
-            self.start_tx(now_ns, pkt)
-        });
+        let next = self.dequeue(now_ns).map(|pkt| self.start_tx(now_ns, pkt));
         (tx.pkt, next)
+    }
+
+    /// The next packet for the link at `now_ns`, with what the discipline
+    /// decides as it leaves (CoDel's head drops, marks); None if the queue
+    /// is (or has been emptied) empty.
+    fn dequeue(&mut self, now_ns: u64) -> Option<DataPacket> {
+        let occ = &mut self.occ;
+        let out = &mut self.dequeue_out;
+        out.dropped.clear();
+        out.mark = false;
+        let pkt = match &mut self.waiting {
+            Waiting::Fifo { fifo, admission } => {
+                let Some(pkt) = fifo.pop_front() else {
+                    admission.on_idle(now_ns);
+                    return None;
+                };
+                occ.remove(&pkt);
+                out.mark = admission.on_departure(Departure {
+                    now_ns,
+                    sojourn_ns: now_ns - pkt.enqueued_ns,
+                    wire_bytes: pkt.wire_bytes,
+                    queue_bytes: occ.bytes,
+                    queue_packets: occ.packets,
+                    ect: pkt.ecn.capable(),
+                });
+                Some(pkt)
+            }
+            Waiting::Codel { params, codel, fifo, .. } => {
+                let pop = || {
+                    fifo.pop_front().map(|p| {
+                        occ.remove(&p);
+                        (p, occ.bytes)
+                    })
+                };
+                codel.dequeue(params, now_ns, pop, out)
+            }
+            Waiting::Fair(drr) => {
+                let pkt = drr.dequeue();
+                if let Some(p) = &pkt {
+                    occ.remove(p);
+                }
+                pkt
+            }
+            Waiting::FqCodel(q) => {
+                let pkt = q.dequeue(now_ns, out);
+                for p in pkt.iter().chain(out.dropped.iter()) {
+                    occ.remove(p);
+                }
+                pkt
+            }
+        };
+        for i in 0..self.dequeue_out.dropped.len() {
+            let v = self.dequeue_out.dropped[i];
+            self.stats.drops += 1;
+            self.flow_drops[v.flow as usize] += 1;
+            self.pushed_out.push(v);
+        }
+        let mut pkt = pkt?;
+        if self.dequeue_out.mark {
+            self.mark(&mut pkt);
+        }
+        self.record_sojourn(now_ns - pkt.enqueued_ns);
+        Some(pkt)
+    }
+
+    /// Sets CE on `pkt` and counts the mark.
+    fn mark(&mut self, pkt: &mut DataPacket) {
+        pkt.ecn = Ecn::Ce;
+        self.stats.marks += 1;
+        self.flow_marks[pkt.flow as usize] += 1;
     }
 
     /// Record sojourn times into [`Self::sojourn_window`] from now on (the
@@ -431,7 +612,7 @@ mod tests {
     }
 
     fn pkt(flow: u32, seq: u32) -> DataPacket {
-        DataPacket { flow, seq, wire_bytes: 1514, retrans: false, sent_ns: 0, enqueued_ns: 0 }
+        DataPacket { flow, seq, wire_bytes: 1514, retrans: false, ..Default::default() }
     }
 
     #[test]

@@ -48,6 +48,18 @@ pub struct BottleneckConfig {
     /// full packet, `mss + wire_overhead`); ignored otherwise.
     #[serde(default)]
     pub fq: Option<FqConfig>,
+    /// CoDel parameters, required when `aqm` is `codel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codel: Option<CodelConfig>,
+    /// FQ-CoDel parameters, required when `aqm` is `fq_codel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fq_codel: Option<FqCodelConfig>,
+    /// PIE parameters, required when `aqm` is `pie`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pie: Option<PieConfig>,
+    /// A DCTCP-style step marker on the droptail FIFO (None: no marking).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_threshold: Option<MarkThreshold>,
     /// A token-bucket policer in front of the queue (None: no policer).
     #[serde(default)]
     pub policer: Option<PolicerConfig>,
@@ -109,6 +121,10 @@ impl BottleneckConfig {
             aqm: Aqm::Droptail,
             red: None,
             fq: None,
+            codel: None,
+            fq_codel: None,
+            pie: None,
+            mark_threshold: None,
             policer: None,
             loss: 0.0,
             schedule: vec![],
@@ -119,7 +135,7 @@ impl BottleneckConfig {
 
 /// The queue discipline: how packets wait and which one is dropped.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Aqm {
     /// One FIFO; a packet that does not fit is dropped.
     Droptail,
@@ -128,6 +144,72 @@ pub enum Aqm {
     /// One queue per flow, served by Deficit Round Robin; a full buffer
     /// drops from the longest queue.
     Fq,
+    /// One FIFO; CoDel drops (or marks) at its head on the sojourn time.
+    Codel,
+    /// Per-flow queues (new flows first, DRR) each under CoDel.
+    FqCodel,
+    /// One FIFO; PIE drops (or marks) on arrival with a probability it
+    /// steers by the queueing delay.
+    Pie,
+}
+
+/// CoDel as Linux's sch_codel (defaults: `tc qdisc add ... codel`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CodelConfig {
+    /// Acceptable standing queue delay, ns (5 ms).
+    pub target_ns: u64,
+    /// Sliding window of the minimum delay, ns (100 ms).
+    pub interval_ns: u64,
+    /// Queue limit, packets (1000).
+    pub limit_packets: u32,
+    /// Mark ECN-capable packets instead of dropping (Linux: off).
+    pub ecn: bool,
+}
+
+/// FQ-CoDel as Linux's sch_fq_codel (defaults: `tc qdisc add ... fq_codel`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelConfig {
+    pub target_ns: u64,
+    pub interval_ns: u64,
+    /// Queue limit over all flows, packets (10240).
+    pub limit_packets: u32,
+    /// Hash buckets (1024).
+    pub flows: u32,
+    /// Bytes per round per flow (one MTU frame, 1514).
+    pub quantum_bytes: NonZeroU32,
+    /// Mark ECN-capable packets instead of dropping (Linux: on).
+    pub ecn: bool,
+}
+
+/// PIE as Linux's sch_pie (defaults: `tc qdisc add ... pie`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PieConfig {
+    /// Target queueing delay, ns (15 ms).
+    pub target_ns: u64,
+    /// Probability update interval, ns (15 ms).
+    pub tupdate_ns: u64,
+    /// Gains in 1/16 (Linux's `alpha 2 beta 20`: 0.125 and 1.25).
+    pub alpha_16ths: u32,
+    pub beta_16ths: u32,
+    /// Burst allowance, ns (150 ms).
+    pub burst_ns: u64,
+    /// Queue limit, packets (1000).
+    pub limit_packets: u32,
+    /// Mark ECN-capable packets while the probability is <= 10% (Linux: off).
+    pub ecn: bool,
+}
+
+/// Where a step marker starts marking: queue length in packets or bytes
+/// (the departing packet included), or its sojourn time.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkThreshold {
+    Packets(u64),
+    Bytes(u64),
+    Ns(u64),
 }
 
 /// Per-flow fair queueing (Deficit Round Robin, Shreedhar & Varghese 1995).
@@ -163,6 +245,9 @@ pub struct RedConfig {
     pub wq: f64,
     /// Byte mode: drop probability scaled by packet size / mss.
     pub byte_mode: bool,
+    /// Mark ECN-capable packets CE instead of dropping them early.
+    #[serde(default)]
+    pub ecn: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -193,6 +278,32 @@ pub struct FlowConfig {
     /// paper's Fig. 7 "latency cheating": a flow inflating its own RTT).
     #[serde(default)]
     pub rtt_schedule: Vec<RttChange>,
+    /// Whether the flow negotiates ECN, and which feedback its receiver
+    /// gives ([`EcnMode`]).
+    #[serde(default)]
+    pub ecn: EcnMode,
+}
+
+/// ECN negotiated by a flow (`net.ipv4.tcp_ecn` on both hosts).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnMode {
+    /// Not ECN-capable: queues drop this flow's packets.
+    #[default]
+    Off,
+    /// RFC 3168 (`tcp_ecn = 1`): the receiver sets ECE on every ACK from
+    /// the first CE until the sender's CWR arrives, so the sender learns
+    /// "at least one mark this round trip".
+    Classic,
+    /// Accurate ECN (`tcp_ecn = 3`, Linux >= 6.18): every ACK carries the
+    /// count of CE packets received, so the sender counts each mark.
+    Accecn,
+}
+
+impl EcnMode {
+    pub fn enabled(self) -> bool {
+        self != EcnMode::Off
+    }
 }
 
 /// From `at_ns` on, the flow's base RTT is `rtt_ns` (split evenly between

@@ -117,6 +117,7 @@ impl Simulation {
                         stop_ns: f.stop_ns,
                         rng_seed: rng.derive_seed(),
                         params: f.params.clone(),
+                        ecn: f.ecn,
                     },
                     ops,
                 );
@@ -124,7 +125,7 @@ impl Simulation {
                 let fwd = f.rtt_ns / 2;
                 Flow {
                     sender,
-                    receiver: Receiver::new(i as u32, cfg.mss),
+                    receiver: Receiver::new(i as u32, cfg.mss, f.ecn),
                     data_pipe: Pipe::new(fwd),
                     ack_pipe: Pipe::new(f.rtt_ns - fwd),
                     wake_gen: 0,
@@ -360,6 +361,9 @@ impl Simulation {
                     rtt_mean_us: rtts.mean(),
                     rtt_p95_us: rtts.percentile(95.0).map(|us| us as f64),
                     rto_count: tel.rto_count,
+                    ce_marked: self.link.flow_marks(i),
+                    ce_received: f.receiver.ce_packets() as u64,
+                    delivered_ce: f.sender.delivered_ce() as u64,
                 }
             })
             .collect();
@@ -372,6 +376,7 @@ impl Simulation {
             capacity_bytes_window: self.cfg.bottleneck.capacity_bytes(from, to),
             tx_packets_total: link_end.tx_packets,
             drops_window: link_to.drops - self.link_at_from.drops,
+            marks_window: link_to.marks - self.link_at_from.marks,
             queue_delay_mean_us: sojourn.mean().map(|ns| ns / 1e3),
             queue_delay_p50_us: p50,
             queue_delay_p95_us: p95,
@@ -405,6 +410,7 @@ mod tests {
             stop_ns: None,
             params: vec![],
             rtt_schedule: vec![],
+            ecn: Default::default(),
         }
     }
 
@@ -468,6 +474,7 @@ mod tests {
                         max_p: 0.02,
                         wq: 0.002,
                         byte_mode: false,
+                        ecn: false,
                     });
                 }),
             ),

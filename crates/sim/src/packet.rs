@@ -3,7 +3,7 @@
 //! segment index is Linux's `seq / mss`.
 
 /// A data segment from a sender to its receiver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DataPacket {
     /// Index of the flow in the scenario.
     pub flow: u32,
@@ -19,6 +19,33 @@ pub struct DataPacket {
     pub sent_ns: u64,
     /// Time it entered the bottleneck queue, ns (set by the queue).
     pub enqueued_ns: u64,
+    /// The IP header's ECN field (RFC 3168): ECT(0) from an ECN-capable
+    /// sender, CE once a queue marked it.
+    pub ecn: Ecn,
+    /// The TCP header's CWR flag: the sender reduced its window after an
+    /// ECE (RFC 3168 6.1.2; Linux sets it on the next new data segment).
+    pub cwr: bool,
+}
+
+/// The two ECN bits of the IP header (RFC 3168 5). ECT(1) is not used:
+/// Linux's classic ECN and AccECN senders send ECT(0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    /// Not-ECT: a queue must drop, not mark.
+    #[default]
+    NotEct,
+    /// ECT(0): ECN-capable transport.
+    Ect0,
+    /// CE: congestion experienced (set by a queue instead of a drop).
+    Ce,
+}
+
+impl Ecn {
+    /// Whether a queue may mark this packet instead of dropping it
+    /// (`INET_ECN_set_ce` succeeds on ECT and on CE).
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
 }
 
 /// Maximum SACK blocks per ACK (Linux with timestamps: 3).
@@ -35,4 +62,11 @@ pub struct AckPacket {
     pub n_sacks: u8,
     /// The receiver held this ACK back (delayed ACK) before sending it.
     pub delayed: bool,
+    /// The TCP header's ECE flag (classic RFC 3168 echo: set on every ACK
+    /// from the first CE until a CWR arrives).
+    pub ece: bool,
+    /// AccECN's count of CE-marked data packets received so far (the ACE
+    /// field, carried here at full width: the simulated ACK path loses
+    /// nothing, so the 3-bit wrap Linux resolves never arises).
+    pub ce_packets: u32,
 }

@@ -8,15 +8,29 @@
 //!   TCP_DELACK_MIN / TCP_ATO_MIN at HZ=1000; with bulk traffic Linux's
 //!   adaptive `ato` stays at this floor).
 //!
+//!
+//! ECN ([`EcnMode`], tcp_input.c `tcp_ecn_accept_cwr` /
+//! `tcp_ecn_check_ce`): a classic (RFC 3168) receiver that sees CE demands
+//! CWR — it ACKs the next two segments at once (`tcp_enter_quickack_mode(sk,
+//! 2)`, so a sender with a tiny cwnd hears quickly) and sets ECE on every
+//! ACK until a segment with CWR arrives, which it ACKs at once. An AccECN
+//! receiver counts CE packets and every ACK carries the count; its ACK
+//! policy is unchanged. The receiver runs no congestion control, so the
+//! receiver-side `CA_EVENT_ECN_IS_CE / NO_CE` (DCTCP's per-packet echo)
+//! has no one to go to: per-packet feedback is AccECN's.
+//!
 //! Deviations: no receive-window limit (the sender is never window-limited:
 //! Linux autotuning grows rcvbuf beyond the BDPs we simulate), no GRO.
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::packet::{AckPacket, DataPacket, MAX_SACK_BLOCKS};
+use crate::config::EcnMode;
+use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK_BLOCKS};
 
 /// Linux TCP_MAX_QUICKACKS: segments ACKed one by one at connection start.
 const QUICKACKS_AT_START: u32 = 16;
+/// Segments ACKed at once after the first CE (`tcp_enter_quickack_mode(sk, 2)`).
+const QUICKACKS_AFTER_CE: u32 = 2;
 /// Delayed-ACK timeout, ns (Linux TCP_DELACK_MIN at HZ=1000).
 pub const DELACK_NS: u64 = 40_000_000;
 
@@ -49,6 +63,11 @@ pub struct Receiver {
     delivered_bytes: u64,
     /// Data segments that arrived (including duplicates).
     arrived_segments: u64,
+    ecn: EcnMode,
+    /// Classic ECN's `TCP_ECN_DEMAND_CWR`: ECE on every ACK until CWR.
+    demand_cwr: bool,
+    /// CE-marked data segments that arrived (AccECN's `received_ce`).
+    ce_packets: u32,
 }
 
 /// What the receiver wants done after a segment arrives.
@@ -63,7 +82,7 @@ pub enum RxAction {
 }
 
 impl Receiver {
-    pub fn new(flow: u32, mss: u32) -> Self {
+    pub fn new(flow: u32, mss: u32, ecn: EcnMode) -> Self {
         Self {
             flow,
             mss,
@@ -76,7 +95,15 @@ impl Receiver {
             delack_deadline: None,
             delivered_bytes: 0,
             arrived_segments: 0,
+            ecn,
+            demand_cwr: false,
+            ce_packets: 0,
         }
+    }
+
+    /// CE-marked data segments received so far.
+    pub fn ce_packets(&self) -> u32 {
+        self.ce_packets
     }
 
     pub fn delivered_bytes(&self) -> u64 {
@@ -90,6 +117,7 @@ impl Receiver {
     /// A data segment arrives at `now_ns`.
     pub fn on_data(&mut self, now_ns: u64, pkt: &DataPacket) -> RxAction {
         self.arrived_segments += 1;
+        let ack_now = self.ecn_on_data(pkt);
         let seq = pkt.seq;
         if seq < self.rcv_nxt || self.holds(seq) {
             // Duplicate (a spurious retransmission): Linux ACKs at once (DSACK).
@@ -103,7 +131,7 @@ impl Receiver {
                 return RxAction::Ack(self.make_ack(false, None));
             }
             self.unacked += 1;
-            if self.quickacks_left > 0 || self.unacked >= 2 {
+            if ack_now || self.quickacks_left > 0 || self.unacked >= 2 {
                 self.quickacks_left = self.quickacks_left.saturating_sub(1);
                 return RxAction::Ack(self.make_ack(false, None));
             }
@@ -118,6 +146,25 @@ impl Receiver {
         }
         let idx = self.insert_ooo(seq);
         RxAction::Ack(self.make_ack(false, Some(idx)))
+    }
+
+    /// `tcp_ecn_accept_cwr` then `tcp_ecn_check_ce` for an arriving
+    /// segment; true if it must be ACKed at once (it carries CWR).
+    fn ecn_on_data(&mut self, pkt: &DataPacket) -> bool {
+        if pkt.ecn == Ecn::Ce {
+            self.ce_packets += 1;
+        }
+        if self.ecn != EcnMode::Classic {
+            return false;
+        }
+        if pkt.cwr {
+            self.demand_cwr = false;
+        }
+        if pkt.ecn == Ecn::Ce && !self.demand_cwr {
+            self.quickacks_left = self.quickacks_left.max(QUICKACKS_AFTER_CE);
+            self.demand_cwr = true;
+        }
+        pkt.cwr
     }
 
     /// The delayed-ACK timer set for `deadline_ns` fired. Returns the ACK to
@@ -202,7 +249,15 @@ impl Receiver {
                 n += 1;
             }
         }
-        AckPacket { flow: self.flow, cum_ack: self.rcv_nxt, sacks, n_sacks: n as u8, delayed }
+        AckPacket {
+            flow: self.flow,
+            cum_ack: self.rcv_nxt,
+            sacks,
+            n_sacks: n as u8,
+            delayed,
+            ece: self.demand_cwr,
+            ce_packets: if self.ecn == EcnMode::Accecn { self.ce_packets } else { 0 },
+        }
     }
 }
 
@@ -211,7 +266,7 @@ mod tests {
     use super::*;
 
     fn seg(seq: u32) -> DataPacket {
-        DataPacket { flow: 0, seq, wire_bytes: 1514, retrans: false, sent_ns: 0, enqueued_ns: 0 }
+        DataPacket { flow: 0, seq, wire_bytes: 1514, retrans: false, ..Default::default() }
     }
 
     fn ack(a: RxAction) -> AckPacket {
@@ -223,7 +278,7 @@ mod tests {
 
     #[test]
     fn quickacks_then_every_second_segment_then_delack() {
-        let mut r = Receiver::new(0, 1448);
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
         for s in 0..16 {
             assert_eq!(ack(r.on_data(0, &seg(s))).cum_ack, s + 1);
         }
@@ -238,7 +293,7 @@ mod tests {
 
     #[test]
     fn cancelled_delack_timer_is_ignored() {
-        let mut r = Receiver::new(0, 1448);
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.quickacks_left = 0;
         let RxAction::ArmDelack(t) = r.on_data(0, &seg(0)) else { panic!() };
         ack(r.on_data(1, &seg(1)));
@@ -247,7 +302,7 @@ mod tests {
 
     #[test]
     fn with_many_holes_the_blocks_are_the_most_recently_changed() {
-        let mut r = Receiver::new(0, 1448);
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
         // Every other segment from 2 on arrives, in a scrambled order: one
         // hole each. The ACK of each carries its own block first, then the
         // two ranges touched just before it.
@@ -278,7 +333,7 @@ mod tests {
         // that ranges are merged and delivered often and the latest changes
         // do not always name enough current ranges.
         let mut rng = crate::rng::SimRng::new(11);
-        let mut r = Receiver::new(0, 1448);
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
         for _ in 0..20_000 {
             // Mostly near the in-order point (ranges soon delivered, their
             // changes going stale), sometimes far ahead (old ranges that
@@ -319,7 +374,7 @@ mod tests {
 
     #[test]
     fn holes_produce_sack_blocks_most_recent_first() {
-        let mut r = Receiver::new(0, 1448);
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.quickacks_left = 0;
         assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmDelack(_)));
         let a = ack(r.on_data(0, &seg(2)));

@@ -50,6 +50,13 @@ pub struct FlowResult {
     pub rtt_p95_us: Option<f64>,
     /// RTO expirations, whole run.
     pub rto_count: u64,
+    /// ECN, whole run: data segments the bottleneck marked CE, ...
+    pub ce_marked: u64,
+    /// ...CE segments the receiver got (it echoes them: ECE or AccECN)...
+    pub ce_received: u64,
+    /// ...and the sender's `delivered_ce` (classic ECN counts every segment
+    /// an ECE ACK delivers, so it may exceed the marks; AccECN counts each).
+    pub delivered_ce: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -67,6 +74,8 @@ pub struct LinkResult {
     pub tx_packets_total: u64,
     /// Packets dropped inside the window.
     pub drops_window: u64,
+    /// Packets marked CE (instead of dropped) inside the window.
+    pub marks_window: u64,
     /// Queueing (sojourn) delay of packets leaving the queue inside the
     /// window, µs: exact mean, and nearest-rank percentiles within
     /// [`crate::distribution::RELATIVE_ERROR`] (< 0.1%) above the exact

@@ -4,7 +4,7 @@
 //! `<field path>: <problem>`, with the paths of the Python front end
 //! (`duration`, `bottleneck.rate`, `flow[2].rtt`, ...).
 
-use crate::config::{Aqm, SimConfig};
+use crate::config::{Aqm, MarkThreshold, SimConfig};
 use crate::limits::{self, *};
 
 /// Checks a resolved scenario; the error is one line naming the field.
@@ -49,6 +49,51 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         if !(red.wq > 0.0 && red.wq <= 1.0) {
             return Err(format!("bottleneck.red.wq: {} is not in (0, 1]", red.wq));
         }
+    }
+    let need = |present: bool, table: &str, aqm: Aqm| -> Result<(), String> {
+        match (present, b.aqm == aqm) {
+            (false, true) => Err(format!("bottleneck.{table}: required when aqm = \"{table}\"")),
+            (true, false) => Err(format!("bottleneck.{table}: given, but aqm is not \"{table}\"")),
+            _ => Ok(()),
+        }
+    };
+    need(b.codel.is_some(), "codel", Aqm::Codel)?;
+    need(b.fq_codel.is_some(), "fq_codel", Aqm::FqCodel)?;
+    need(b.pie.is_some(), "pie", Aqm::Pie)?;
+    let positive = |field: &str, v: u64| -> Result<(), String> {
+        if v == 0 {
+            return Err(format!("bottleneck.{field}: must be greater than zero"));
+        }
+        Ok(())
+    };
+    if let Some(c) = &b.codel {
+        positive("codel.target", c.target_ns)?;
+        positive("codel.interval", c.interval_ns)?;
+        positive("codel.limit", c.limit_packets as u64)?;
+    }
+    if let Some(c) = &b.fq_codel {
+        positive("fq_codel.target", c.target_ns)?;
+        positive("fq_codel.interval", c.interval_ns)?;
+        positive("fq_codel.limit", c.limit_packets as u64)?;
+        positive("fq_codel.flows", c.flows as u64)?;
+        if c.flows > 65536 {
+            return Err(format!("bottleneck.fq_codel.flows: {} is more than Linux's 65536", c.flows));
+        }
+    }
+    if let Some(p) = &b.pie {
+        positive("pie.target", p.target_ns)?;
+        positive("pie.tupdate", p.tupdate_ns)?;
+        positive("pie.limit", p.limit_packets as u64)?;
+        if p.alpha_16ths > 32 || p.beta_16ths > 32 {
+            return Err("bottleneck.pie: alpha and beta must be in [0, 2] (Linux's 0..32 sixteenths)".into());
+        }
+    }
+    if let Some(m) = &b.mark_threshold {
+        if b.aqm != Aqm::Droptail {
+            return Err("bottleneck.mark_threshold: a step marker runs on the droptail FIFO (aqm = \"droptail\")".into());
+        }
+        let (MarkThreshold::Packets(k) | MarkThreshold::Bytes(k) | MarkThreshold::Ns(k)) = *m;
+        positive("mark_threshold", k)?;
     }
     if let Some(t) = &b.trace {
         if !b.schedule.is_empty() {
@@ -194,6 +239,7 @@ mod tests {
                 stop_ns: None,
                 params: vec![],
                 rtt_schedule: vec![],
+            ecn: Default::default(),
             }],
         }
     }

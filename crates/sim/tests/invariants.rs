@@ -17,7 +17,7 @@ fn scenario(flows: Vec<FlowConfig>, buffer_bytes: u64, loss: f64) -> SimConfig {
 fn busy_mix() -> Vec<SimConfig> {
     let mut red = scenario(vec![flow("cubic", 20, 0), flow("reno", 40, 500)], 200_000, 0.0);
     red.bottleneck.aqm = Aqm::Red;
-    red.bottleneck.red = Some(RedConfig { min_bytes: 30_000, max_bytes: 90_000, max_p: 0.1, wq: 0.002, byte_mode: false });
+    red.bottleneck.red = Some(RedConfig { min_bytes: 30_000, max_bytes: 90_000, max_p: 0.1, wq: 0.002, byte_mode: false, ecn: false });
     let mut sched = scenario(vec![flow("bbr", 30, 0)], 300_000, 0.0);
     sched.bottleneck.schedule = vec![RateChange { at_ns: 4 * S, rate_bps: 10_000_000 }, RateChange { at_ns: 7 * S, rate_bps: 80_000_000 }];
     let mut stopping = scenario(vec![flow("bbr", 10, 0), flow("cubic", 50, 0)], 100_000, 0.0);

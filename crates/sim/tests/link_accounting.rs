@@ -62,7 +62,7 @@ fn random_scenario(rng: &mut SimRng) -> SimConfig {
             b.aqm = Aqm::Red;
             let min_bytes = buffer_bytes / 4;
             b.red =
-                Some(RedConfig { min_bytes, max_bytes: min_bytes * 3 + 1, max_p: 0.1, wq: 0.002, byte_mode: false });
+                Some(RedConfig { min_bytes, max_bytes: min_bytes * 3 + 1, max_p: 0.1, wq: 0.002, byte_mode: false, ecn: false });
         }
         1 => {
             b.aqm = Aqm::Fq;

@@ -24,7 +24,7 @@ mod tests {
     fn drops_only_what_does_not_fit() {
         let mut rng = SimRng::new(1);
         let mut q = DropTail;
-        let a = |queue_bytes| Arrival { now_ns: 0, wire_bytes: 1500, queue_bytes, buffer_bytes: 3000 };
+        let a = |queue_bytes| Arrival { now_ns: 0, wire_bytes: 1500, queue_bytes, queue_packets: 0, buffer_bytes: 3000, ect: false };
         assert_eq!(q.on_arrival(a(1500), &mut rng), Verdict::Enqueue);
         assert_eq!(q.on_arrival(a(1501), &mut rng), Verdict::Overflow);
     }

@@ -155,7 +155,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32, seq: u32, wire_bytes: u32) -> DataPacket {
-        DataPacket { flow, seq, wire_bytes, retrans: false, sent_ns: 0, enqueued_ns: 0 }
+        DataPacket { flow, seq, wire_bytes, retrans: false, ..Default::default() }
     }
 
     #[test]

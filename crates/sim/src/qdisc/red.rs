@@ -14,6 +14,9 @@
 //! sent at link rate (the `m` idle correction of the paper); we approximate
 //! the number of such packets by idle time / (mss at link rate).
 //! A full buffer always drops (tail drop), whatever the average says.
+//! With `ecn` (Linux's `red ... ecn`, without `harddrop`), an ECN-capable
+//! packet is marked CE instead of every early drop, in both the random
+//! and the forced (avg >= max) region; a Not-ECT packet is still dropped.
 
 use super::{Arrival, Qdisc, Verdict};
 use crate::config::RedConfig;
@@ -58,7 +61,7 @@ impl Qdisc for Red {
             Verdict::Enqueue
         } else if self.avg_bytes >= max {
             self.count = 0;
-            Verdict::EarlyDrop
+            Verdict::congestion(self.cfg.ecn, a.ect)
         } else {
             self.count += 1;
             let mut p_b = self.cfg.max_p * (self.avg_bytes - min) / (max - min);
@@ -69,12 +72,12 @@ impl Qdisc for Red {
             let p_a = if denom <= 0.0 { 1.0 } else { (p_b / denom).min(1.0) };
             if rng.next_f64() < p_a {
                 self.count = 0;
-                Verdict::EarlyDrop
+                Verdict::congestion(self.cfg.ecn, a.ect)
             } else {
                 Verdict::Enqueue
             }
         };
-        if verdict == Verdict::Enqueue && a.queue_bytes + a.wire_bytes as u64 > a.buffer_bytes {
+        if matches!(verdict, Verdict::Enqueue | Verdict::Mark) && a.queue_bytes + a.wire_bytes as u64 > a.buffer_bytes {
             return Verdict::Overflow;
         }
         verdict
@@ -90,12 +93,12 @@ mod tests {
     use super::*;
 
     fn red() -> Red {
-        let cfg = RedConfig { min_bytes: 30_000, max_bytes: 90_000, max_p: 0.1, wq: 0.002, byte_mode: false };
+        let cfg = RedConfig { min_bytes: 30_000, max_bytes: 90_000, max_p: 0.1, wq: 0.002, byte_mode: false, ecn: false };
         Red::new(cfg, 100_000_000, 1514)
     }
 
     fn arrive(r: &mut Red, rng: &mut SimRng, queue_bytes: u64, now_ns: u64) -> Verdict {
-        r.on_arrival(Arrival { now_ns, wire_bytes: 1514, queue_bytes, buffer_bytes: 1_000_000 }, rng)
+        r.on_arrival(Arrival { now_ns, wire_bytes: 1514, queue_bytes, queue_packets: 0, buffer_bytes: 1_000_000, ect: false }, rng)
     }
 
     #[test]
@@ -126,6 +129,22 @@ mod tests {
         let drops = (0..n).filter(|i| arrive(&mut r, &mut rng, 60_000, 20_000 + i) == Verdict::EarlyDrop).count();
         let rate = drops as f64 / n as f64;
         assert!((0.08..0.11).contains(&rate), "drop rate {rate}");
+    }
+
+    #[test]
+    fn ecn_marks_capable_packets_where_it_would_drop() {
+        let mut rng = SimRng::new(5);
+        let mut r = red();
+        r.cfg.ecn = true;
+        for i in 0..20_000 {
+            arrive(&mut r, &mut rng, 200_000, i);
+        }
+        let a = |ect| Arrival { now_ns: 30_000, wire_bytes: 1514, queue_bytes: 200_000, queue_packets: 0, buffer_bytes: 1_000_000, ect };
+        assert_eq!(r.on_arrival(a(true), &mut rng), Verdict::Mark);
+        assert_eq!(r.on_arrival(a(false), &mut rng), Verdict::EarlyDrop);
+        // A full buffer drops even an ECN-capable packet.
+        let full = Arrival { buffer_bytes: 200_000, ..a(true) };
+        assert_eq!(r.on_arrival(full, &mut rng), Verdict::Overflow);
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! Linux >= 6.10):
 //!
 //! 1. `rs.prior_in_flight`; fast path (pure cumulative advance) or slow
-//!    path (SACK blocks: `tcp_sacktag_write_queue`); `in_ack_event`;
+//!    path (SACK blocks: `tcp_sacktag_write_queue`; ECE, which also sets
+//!    `CA_ACK_ECE` and `rs.is_ece`); `in_ack_event`;
 //! 2. `tcp_clean_rtx_queue`: drop cumulatively ACKed segments, count
 //!    `delivered`, advance RACK, rate-sample every delivered segment, RTT
 //!    samples (Karn: only never-retransmitted segments), `pkts_acked`;
 //! 3. TLP episode check, `tcp_fastretrans_alert` for "dubious" ACKs (not a
-//!    pure advance, SACK info, or not in Open), transmit timer;
+//!    pure advance, SACK info, ECE, or not in Open; ECE in Open/Disorder
+//!    enters CWR), transmit timer;
 //! 4. `tcp_rate_gen`, then `tcp_cong_control`: the CC's `cong_control`,
 //!    or PRR in CWR/Recovery / `cong_avoid` when in-order data was ACKed,
 //!    then `tcp_update_pacing_rate`.
@@ -20,8 +22,9 @@ use super::rate_sample::{self, AckRate};
 use super::rtt::RttEstimator;
 use super::scoreboard::flag as sf;
 use super::TcpSender;
+use crate::config::EcnMode;
 use crate::packet::AckPacket;
-use cc_native::{AckSample, CaState, RateSample, CA_ACK_SLOWPATH, CA_ACK_WIN_UPDATE};
+use cc_native::{AckSample, CaState, RateSample, CA_ACK_ECE, CA_ACK_SLOWPATH, CA_ACK_WIN_UPDATE};
 
 /// `FLAG_*` of tcp_input.c (the `flag` argument of `cong_control`).
 pub mod ackflag {
@@ -76,13 +79,20 @@ impl TcpSender {
         let prior_lost = self.sk.lost;
 
         self.sk.snd_una = self.seq_bytes(cum);
-        if ack.n_sacks == 0 && cum > prior_snd_una {
+        let ece = self.ecn_echo(ack);
+        if ece {
+            flag |= F::ECE;
+        }
+        if ack.n_sacks == 0 && cum > prior_snd_una && !ece {
             // Header-predicted pure ACK (Linux's fast path).
             flag |= F::WIN_UPDATE;
             self.ops.in_ack_event(&mut self.sk, CA_ACK_WIN_UPDATE);
         } else {
             flag |= F::SLOWPATH;
             let mut ev = CA_ACK_SLOWPATH;
+            if ece {
+                ev |= CA_ACK_ECE;
+            }
             if cum > prior_snd_una {
                 flag |= F::WIN_UPDATE;
                 ev |= CA_ACK_WIN_UPDATE;
@@ -107,9 +117,30 @@ impl TcpSender {
             self.set_xmit_timer();
         }
         let delivered = self.sk.delivered - prior_delivered;
+        if ece && self.ecn == EcnMode::Classic {
+            // tcp_count_delivered(): all that an ECE ACK delivers counts.
+            self.sk.delivered_ce += delivered;
+        }
         let lost = self.sk.lost - prior_lost;
+        ar.rs.is_ece = ece;
         rate_sample::gen(&mut self.sk, delivered, lost, &mut ar);
         self.cong_control(cum, delivered, flag, &ar.rs);
+    }
+
+    /// Whether this ACK signals congestion (`FLAG_ECE`): classic ECN's ECE
+    /// bit, or AccECN's CE count having grown since the last ACK, whose
+    /// increase counts into `delivered_ce` (`tcp_accecn_process`).
+    fn ecn_echo(&mut self, ack: &AckPacket) -> bool {
+        match self.ecn {
+            EcnMode::Off => false,
+            EcnMode::Classic => ack.ece,
+            EcnMode::Accecn => {
+                let newly = ack.ce_packets.wrapping_sub(self.ce_acked);
+                self.ce_acked = ack.ce_packets;
+                self.sk.delivered_ce += newly;
+                newly > 0
+            }
+        }
     }
 
     /// `tcp_ack_is_dubious()`.

@@ -27,8 +27,8 @@ use super::scoreboard::{flag as sf, Seg};
 use super::timer::TimerKind;
 use super::rtt::RTO_MAX_US;
 use super::TcpSender;
-use crate::packet::DataPacket;
-use cc_native::{CaEvent, CaState};
+use crate::packet::{DataPacket, Ecn};
+use cc_native::{CaEvent, CaState, TCP_ECN_QUEUE_CWR};
 
 /// sysctl tcp_tso_win_divisor: send a smaller skb anyway once this
 /// fraction (1/3) of cwnd is free.
@@ -204,10 +204,17 @@ impl TcpSender {
     fn transmit_new(&mut self, n: u32, out: &mut Vec<DataPacket>) {
         let prior_packets = self.sk.packets_out;
         let sent_us = self.transmit_skb(n);
-        let tx = rate_sample::skb_sent(&mut self.sk, sent_us);
+        let mut tx = rate_sample::skb_sent(&mut self.sk, sent_us);
+        tx.in_flight = rate_sample::packets_in_flight(&self.sk) + n;
+        // tcp_ecn_send(): new data is ECT; a queued CWR goes out on the
+        // skb's first segment (GSO clears it on the rest).
+        let mut cwr = self.sk.ecn_flags & TCP_ECN_QUEUE_CWR != 0;
+        self.sk.ecn_flags &= !TCP_ECN_QUEUE_CWR;
         for _ in 0..n {
             let seq = self.sb.push(Seg::new(sent_us, tx));
-            out.push(self.packet(seq, false));
+            let mut pkt = self.packet(seq, false);
+            pkt.cwr = std::mem::take(&mut cwr);
+            out.push(pkt);
         }
         // tcp_event_new_data_sent()
         self.sk.packets_out += n;
@@ -223,7 +230,8 @@ impl TcpSender {
     /// `__tcp_retransmit_skb`, which does not count it in `retrans_out`).
     pub(super) fn retransmit_segs(&mut self, first: u32, n: u32, mark_retrans: bool, out: &mut Vec<DataPacket>) {
         let sent_us = self.transmit_skb(n);
-        let tx = rate_sample::skb_sent(&mut self.sk, sent_us);
+        let mut tx = rate_sample::skb_sent(&mut self.sk, sent_us);
+        tx.in_flight = rate_sample::packets_in_flight(&self.sk) + n;
         for seq in first..first + n {
             let seg = self.sb.seg_mut(seq);
             seg.set_tx(sent_us, tx);
@@ -252,7 +260,10 @@ impl TcpSender {
         self.clock_us(stamp_ns)
     }
 
+    /// A segment on the wire. ECN-capable flows send new data as ECT(0)
+    /// and retransmissions as Not-ECT (`INET_ECN_dontxmit`, RFC 3168 6.1.5).
     fn packet(&self, seq: u32, retrans: bool) -> DataPacket {
+        let ecn = if self.ecn.enabled() && !retrans { Ecn::Ect0 } else { Ecn::NotEct };
         DataPacket {
             flow: self.flow,
             seq,
@@ -260,6 +271,8 @@ impl TcpSender {
             retrans,
             sent_ns: self.now_ns,
             enqueued_ns: 0,
+            ecn,
+            cwr: false,
         }
     }
 }

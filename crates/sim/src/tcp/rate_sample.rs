@@ -14,6 +14,10 @@
 //! - `tcp_rate_check_app_limited`: mark the "bubble" when the sender has
 //!   nothing to send and is not cwnd-limited.
 //!
+//! Also the fields only Google's BBRv3 kernel has (`tx.in_flight`,
+//! `tx.lost` per skb, hence `rs->tx_in_flight` and `rs->lost`), and
+//! mainline's `delivered_ce` per sample.
+//!
 //! Times are us (`tp->tcp_mstamp` clock).
 
 use super::scoreboard::{flag, Seg, TxInfo};
@@ -26,13 +30,15 @@ pub struct AckRate {
     pub rs: RateSample,
     /// End (segment number + 1) of the skb that provided the sample.
     last_end_seg: u32,
+    /// `tp->lost` when that skb was sent.
+    prior_lost: u32,
 }
 
 impl AckRate {
     /// `struct rate_sample rs = { .prior_delivered = 0 }` with `rtt_us` -1.
     pub fn new() -> Self {
         let rs = RateSample { rtt_us: -1, interval_us: -1, delivered: -1, ..Default::default() };
-        Self { rs, last_end_seg: 0 }
+        Self { rs, last_end_seg: 0, prior_lost: 0 }
     }
 }
 
@@ -60,6 +66,9 @@ pub fn skb_sent(sk: &mut TcpSock, sent_us: u64) -> TxInfo {
         delivered_mstamp: sk.delivered_mstamp,
         first_tx_mstamp: sk.first_tx_mstamp,
         app_limited: sk.app_limited != 0,
+        delivered_ce: sk.delivered_ce,
+        in_flight: 0,
+        lost: sk.lost,
     }
 }
 
@@ -72,9 +81,12 @@ pub fn skb_delivered(sk: &mut TcpSock, seg: &mut Seg, seq: u32, ar: &mut AckRate
     let rs = &mut ar.rs;
     if rs.prior_delivered == 0 || sent_after(seg.sent_us, sk.first_tx_mstamp, end, ar.last_end_seg) {
         rs.prior_delivered = seg.tx_delivered;
+        rs.prior_delivered_ce = seg.tx_delivered_ce;
         rs.prior_mstamp = seg.tx_delivered_mstamp;
         rs.is_app_limited = seg.has(flag::APP_LIMITED);
         rs.is_retrans = seg.has(flag::ANY_RETRANS);
+        rs.tx_in_flight = seg.tx_in_flight;
+        ar.prior_lost = seg.tx_lost;
         ar.last_end_seg = end;
         rs.last_end_seq = end.wrapping_mul(sk.mss_cache);
         // The send phase of this window: first to latest transmission.
@@ -107,6 +119,8 @@ pub fn gen(sk: &mut TcpSock, delivered: u32, lost: u32, ar: &mut AckRate) {
         return;
     }
     rs.delivered = sk.delivered.wrapping_sub(rs.prior_delivered) as i32;
+    rs.delivered_ce = sk.delivered_ce.wrapping_sub(rs.prior_delivered_ce) as i32;
+    rs.lost = sk.lost.wrapping_sub(ar.prior_lost) as i32;
     // Send and ACK phases are separate pipeline stages; take the longer.
     let snd_us = rs.interval_us.max(0) as u64;
     let ack_us = sk.tcp_mstamp.saturating_sub(rs.prior_mstamp);

@@ -9,6 +9,7 @@
 //!   any state ── RTO ──► Loss (ssthresh(), cwnd = in_flight + 1, slow start)
 //!                         └── snd_una >= high_seq ──► Open
 //!   Open ── TLP retransmission repaired a tail loss ──► CWR ──► Open
+//!   Open/Disorder ── ECE ──► CWR (ssthresh(), PRR) ── above high_seq ACKed ──► Open
 //! ```
 //!
 //! Every change goes through `ops.set_state()` before `icsk_ca_state`
@@ -28,7 +29,8 @@ use super::sender::INFINITE_SSTHRESH;
 use super::TcpSender;
 use super::scoreboard::flag as sf;
 use super::timer::{TimerKind, TIMEOUT_MIN_US};
-use cc_native::{CaEvent, CaState};
+use crate::config::EcnMode;
+use cc_native::{CaEvent, CaState, TCP_ECN_QUEUE_CWR};
 
 /// Loss-recovery bookkeeping Linux keeps in `tcp_sock` beyond what CCs see.
 #[derive(Clone, Debug, Default)]
@@ -99,7 +101,7 @@ impl TcpSender {
         self.identify_packet_loss(flag);
         if self.sk.lost_out == 0 {
             // tcp_time_to_recover() is false.
-            self.try_to_open();
+            self.try_to_open(*flag);
             return;
         }
         self.enter_recovery();
@@ -123,8 +125,12 @@ impl TcpSender {
         }
     }
 
-    /// `tcp_try_to_open()` / `tcp_try_keep_open()`.
-    fn try_to_open(&mut self) {
+    /// `tcp_try_to_open()` / `tcp_try_keep_open()`: an ECE reduces cwnd
+    /// once (CWR) unless a reduction is under way.
+    fn try_to_open(&mut self, flag: u32) {
+        if flag & F::ECE != 0 {
+            self.enter_cwr();
+        }
         if self.ca_state() != CaState::Cwr as u8 {
             self.try_keep_open();
         }
@@ -175,6 +181,21 @@ impl TcpSender {
         self.rec.prr_delivered = 0;
         self.rec.prr_out = 0;
         self.sk.snd_ssthresh = self.ops.ssthresh(&mut self.sk);
+        // tcp_ecn_queue_cwr(): tell a classic ECN receiver (AccECN has no CWR).
+        if self.ecn == EcnMode::Classic {
+            self.sk.ecn_flags |= TCP_ECN_QUEUE_CWR;
+        }
+    }
+
+    /// `tcp_enter_cwr()`: the ECN response, one reduction per round trip
+    /// (CWR lasts until everything sent before it is ACKed).
+    fn enter_cwr(&mut self) {
+        self.sk.prior_ssthresh = 0;
+        if self.ca_state() < CaState::Cwr as u8 {
+            self.rec.undo_marker = false;
+            self.init_cwnd_reduction();
+            self.set_ca_state(CaState::Cwr);
+        }
     }
 
     /// `tcp_end_cwnd_reduction()`.

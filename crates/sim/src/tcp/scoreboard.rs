@@ -54,6 +54,13 @@ pub struct Seg {
     pub tx_delivered_mstamp: u64,
     /// us, `tx.first_tx_mstamp`: start of the send window it belongs to.
     pub tx_first_tx_mstamp: u64,
+    /// `tx.delivered_ce`: `delivered_ce` when it was sent.
+    pub tx_delivered_ce: u32,
+    /// Packets in flight once it was sent, itself included (BBRv3's
+    /// `tx.in_flight`).
+    pub tx_in_flight: u32,
+    /// `tp->lost` when it was sent (BBRv3's `tx.lost`).
+    pub tx_lost: u32,
     /// Time-sorted list links (segment numbers, NIL at the ends).
     prev: u32,
     next: u32,
@@ -68,6 +75,9 @@ impl Seg {
             tx_delivered: 0,
             tx_delivered_mstamp: 0,
             tx_first_tx_mstamp: 0,
+            tx_delivered_ce: 0,
+            tx_in_flight: 0,
+            tx_lost: 0,
             prev: NIL,
             next: NIL,
             flags: 0,
@@ -82,6 +92,9 @@ impl Seg {
         self.tx_delivered = tx.delivered;
         self.tx_delivered_mstamp = tx.delivered_mstamp;
         self.tx_first_tx_mstamp = tx.first_tx_mstamp;
+        self.tx_delivered_ce = tx.delivered_ce;
+        self.tx_in_flight = tx.in_flight;
+        self.tx_lost = tx.lost;
         if tx.app_limited {
             self.flags |= flag::APP_LIMITED;
         } else {
@@ -101,6 +114,10 @@ pub struct TxInfo {
     pub delivered_mstamp: u64,
     pub first_tx_mstamp: u64,
     pub app_limited: bool,
+    pub delivered_ce: u32,
+    /// Packets in flight once the skb was sent, itself included.
+    pub in_flight: u32,
+    pub lost: u32,
 }
 
 #[derive(Debug)]

@@ -30,9 +30,10 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::XmitTimer;
 use super::SenderTelemetry;
+use crate::config::EcnMode;
 use crate::distribution::Distribution;
 use crate::packet::{AckPacket, DataPacket};
-use cc_native::{CaState, CongestionOps, TcpSock};
+use cc_native::{CaState, CongestionOps, TcpSock, CCA_ECN_ACCECN, TCP_ECN_OK};
 
 /// µs added to the simulated clock for Linux's µs timestamps (see above).
 pub const CLOCK_BASE_US: u64 = 1_000_000;
@@ -61,6 +62,8 @@ pub struct SenderConfig {
     pub rng_seed: u64,
     /// CC parameter overrides (`tcp_sock.cca.params`).
     pub params: Vec<u64>,
+    /// ECN negotiated with the receiver.
+    pub ecn: EcnMode,
 }
 
 /// One flow's TCP sender running one congestion control.
@@ -69,6 +72,9 @@ pub struct TcpSender {
     pub(super) mss: u32,
     pub(super) wire_bytes: u32,
     pub(super) stop_ns: Option<u64>,
+    pub(super) ecn: EcnMode,
+    /// AccECN: the receiver's CE count on the latest ACK processed.
+    pub(super) ce_acked: u32,
     pub(super) ops: CongestionOps,
     /// Backing store of `sk.cca.params`; must outlive every CC call.
     _params: Vec<u64>,
@@ -132,6 +138,11 @@ impl TcpSender {
             s.sk_pacing_shift = PACING_SHIFT;
         }
         sk.inet_conn.icsk_ca_state = CaState::Open as u8;
+        sk.ecn_flags = match cfg.ecn {
+            EcnMode::Off => 0,
+            EcnMode::Classic => TCP_ECN_OK,
+            EcnMode::Accecn => TCP_ECN_OK | CCA_ECN_ACCECN,
+        };
         sk.cca.rng_state = if cfg.rng_seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { cfg.rng_seed };
         sk.cca.params = if params.is_empty() { std::ptr::null() } else { params.as_ptr() };
         sk.cca.n_params = params.len() as u32;
@@ -140,6 +151,8 @@ impl TcpSender {
             mss: cfg.mss,
             wire_bytes: cfg.wire_bytes,
             stop_ns: cfg.stop_ns,
+            ecn: cfg.ecn,
+            ce_acked: 0,
             ops,
             _params: params,
             sk,
@@ -234,6 +247,11 @@ impl TcpSender {
             t = Some(t.map_or(release, |x| x.min(release)));
         }
         t
+    }
+
+    /// `tp->delivered_ce`: segments delivered with CE feedback.
+    pub fn delivered_ce(&self) -> u32 {
+        self.sk.delivered_ce
     }
 
     pub fn telemetry(&self) -> SenderTelemetry {

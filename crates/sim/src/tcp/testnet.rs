@@ -48,6 +48,8 @@ impl MiniReceiver {
             sacks: [(0, 0); MAX_SACK_BLOCKS],
             n_sacks: 0,
             delayed: false,
+            ece: false,
+            ce_packets: 0,
         };
         // The block holding the segment just received first, then the
         // highest others (RFC 2018 asks for the most recent first).
@@ -116,6 +118,7 @@ impl TestNet {
             stop_ns: None,
             rng_seed: 42,
             params: Vec::new(),
+            ecn: crate::config::EcnMode::Off,
         };
         Self {
             sender: TcpSender::new(cfg, ops),

@@ -16,6 +16,7 @@ pub fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
         stop_ns: None,
         params: vec![],
         rtt_schedule: vec![],
+        ecn: Default::default(),
     }
 }
 

@@ -1,0 +1,127 @@
+"""The scenario keys of the delay-based AQMs and of ECN marking:
+``aqm = "codel" | "fq_codel" | "pie"`` with their optional tables, and
+``bottleneck.mark_threshold`` (a DCTCP-style step marker). Defaults are
+Linux's (``tc qdisc add dev X codel`` etc.); crates/sim/src/qdisc/ holds
+the control laws. docs/scenario-format.md is the reference.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from pydantic import Field, StrictBool, StrictInt
+
+from . import units
+from .errors import ScenarioError
+from .scenario_types import Number, SizeText, Strict, Time
+
+
+class Codel(Strict):
+    """CoDel (Linux sch_codel defaults)."""
+
+    target: Time = "5ms"
+    interval: Time = "100ms"
+    #: Packets.
+    limit: StrictInt = Field(default=1000, ge=1, le=1 << 20)
+    ecn: StrictBool = False
+
+
+class FqCodel(Strict):
+    """FQ-CoDel (Linux sch_fq_codel defaults)."""
+
+    target: Time = "5ms"
+    interval: Time = "100ms"
+    #: Packets, over all flows.
+    limit: StrictInt = Field(default=10240, ge=1, le=1 << 20)
+    flows: StrictInt = Field(default=1024, ge=1, le=65536)
+    quantum: SizeText = f"{units.PACKET_WIRE_BYTES}B"
+    ecn: StrictBool = True
+
+
+class Pie(Strict):
+    """PIE (Linux sch_pie defaults)."""
+
+    target: Time = "15ms"
+    tupdate: Time = "15ms"
+    #: Gains; Linux keeps them in sixteenths (tc's ``alpha 2 beta 20``).
+    alpha: Number = Field(default=0.125, ge=0, le=2)
+    beta: Number = Field(default=1.25, ge=0, le=2)
+    burst: Time = "150ms"
+    #: Packets.
+    limit: StrictInt = Field(default=1000, ge=1, le=1 << 20)
+    ecn: StrictBool = False
+
+
+#: Which table belongs to which ``aqm``.
+TABLES = {"codel": Codel, "fq_codel": FqCodel, "pie": Pie}
+
+_PACKETS = re.compile(r"^\s*(\d+)\s*(pkt|pkts|packets?)\s*$")
+
+
+def _sixteenths(path: str, value: float | int) -> int:
+    n = Decimal(str(value)) * 16
+    if n != n.to_integral_value():
+        raise ScenarioError(path, f"{value} is not a multiple of 1/16 (Linux keeps it in sixteenths)")
+    return int(n)
+
+
+def resolve_tables(bn: Any, size: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The engine config entries (``{"codel": {...}}``) and their human
+    form for summary.json, for the AQM chosen in ``bn``; ``size`` resolves a
+    size string to bytes. A table given for another AQM is an error."""
+    config: dict[str, Any] = {}
+    human: dict[str, Any] = {}
+    for key, model in TABLES.items():
+        given = getattr(bn, key)
+        if bn.aqm != key:
+            if given is not None:
+                raise ScenarioError(f"bottleneck.{key}", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"{key}\")")
+            continue
+        t = given or model()
+        human[key] = t.model_dump()
+        ns = lambda field: units.parse_time(getattr(t, field))  # noqa: E731
+        if key == "codel":
+            config[key] = {"target_ns": ns("target"), "interval_ns": ns("interval"), "limit_packets": t.limit,
+                           "ecn": t.ecn}
+        elif key == "fq_codel":
+            quantum = size("bottleneck.fq_codel.quantum", t.quantum)
+            config[key] = {"target_ns": ns("target"), "interval_ns": ns("interval"), "limit_packets": t.limit,
+                           "flows": t.flows, "quantum_bytes": quantum, "ecn": t.ecn}
+        else:
+            config[key] = {
+                "target_ns": ns("target"), "tupdate_ns": ns("tupdate"),
+                "alpha_16ths": _sixteenths("bottleneck.pie.alpha", t.alpha),
+                "beta_16ths": _sixteenths("bottleneck.pie.beta", t.beta),
+                "burst_ns": units.parse_time(t.burst, allow_zero=True), "limit_packets": t.limit, "ecn": t.ecn,
+            }
+    return config, human
+
+
+def resolve_mark_threshold(text: str | None, aqm: str, size: Any) -> dict[str, int] | None:
+    """``mark_threshold = "20pkt" | "30KB" | "1ms"`` as the engine's
+    ``{"packets": n}`` / ``{"bytes": n}`` / ``{"ns": n}``."""
+    path = "bottleneck.mark_threshold"
+    if text is None:
+        return None
+    if aqm != "droptail":
+        raise ScenarioError(path, f"a step marker runs on the droptail FIFO, not aqm = \"{aqm}\"")
+    if not isinstance(text, str):
+        raise ScenarioError(path, f"{text!r} needs a unit: packets (\"20pkt\"), bytes (\"30KB\") or time (\"1ms\")")
+    if m := _PACKETS.match(text):
+        n = int(m.group(1))
+        if n < 1:
+            raise ScenarioError(path, "must be at least 1 packet")
+        return {"packets": n}
+    try:
+        return {"ns": units.parse_time(text)}
+    except units.UnitError:
+        pass
+    try:
+        units.parse_size(text)
+    except units.UnitError:
+        raise ScenarioError(
+            path, f"{text!r} is not packets (\"20pkt\"), a size (\"30KB\", \"0.5BDP\") or a time (\"1ms\")"
+        ) from None
+    return {"bytes": size(path, text)}

@@ -1,0 +1,37 @@
+"""Building blocks of the scenario schema shared by its modules
+(scenario.py, scenario_aqm.py): strict models and quantity strings."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictFloat, StrictInt
+
+from . import units
+
+# --------------------------------------------------------------------------
+# Schema. Quantities stay strings here (so that summary.json can show them
+# as written); their validators only check that they parse.
+
+
+def _check(parser):
+    # Before the str check, so that `duration = 120` gets the unit hint.
+    def validate(value: object) -> object:
+        try:
+            parser(value)
+        except units.UnitError as err:
+            raise ValueError(str(err)) from None
+        return value
+
+    return BeforeValidator(validate)
+
+
+Time = Annotated[str, _check(units.parse_time)]
+Instant = Annotated[str, _check(lambda v: units.parse_time(v, allow_zero=True))]
+Rate = Annotated[str, _check(units.parse_rate)]
+SizeText = Annotated[str, _check(units.parse_size)]
+Number = StrictFloat | StrictInt
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
