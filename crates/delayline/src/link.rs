@@ -20,8 +20,10 @@ use std::collections::VecDeque;
 
 use sim::bottleneck::{Bottleneck, Offer};
 use sim::config::BottleneckConfig;
-use sim::packet::DataPacket;
+use sim::packet::{DataPacket, Ecn};
 use sim::rng::SimRng;
+
+use crate::ecn;
 
 /// Ethernet header: the bottleneck counts wire bytes (IP length + 14), as
 /// the simulator's 1514-byte full packets do.
@@ -40,6 +42,8 @@ pub struct Link {
     schedule: VecDeque<(u64, u64)>,
     pending_schedule: Vec<(u64, u64)>,
     n_flows: usize,
+    /// Per flow, ACKs seen going back with ECE set.
+    ece_acks: Vec<u64>,
 }
 
 impl Link {
@@ -52,6 +56,7 @@ impl Link {
             schedule: VecDeque::new(),
             pending_schedule: cfg.schedule.iter().map(|c| (c.at_ns, c.rate_bps)).collect(),
             n_flows,
+            ece_acks: vec![0; n_flows],
         }
     }
 
@@ -74,6 +79,7 @@ impl Link {
     /// Call [`Link::advance`] up to `now_ns` first.
     pub fn offer(&mut self, now_ns: u64, flow: usize, bytes: Vec<u8>) -> bool {
         let wire_bytes = bytes.len() as u32 + ETHERNET_HEADER;
+        let ecn = ecn::codepoint(&bytes);
         let slot = self.payloads.put(bytes);
         let pkt = DataPacket {
             flow: flow as u32,
@@ -82,13 +88,11 @@ impl Link {
             retrans: false,
             sent_ns: now_ns,
             enqueued_ns: now_ns,
+            ecn,
             ..Default::default()
         };
         let offer = self.queue.offer(now_ns, pkt, &mut self.rng);
-        // Queued packets that fq dropped to make room.
-        for lost in self.queue.pushed_out() {
-            self.payloads.take(lost.seq);
-        }
+        self.free_pushed_out();
         match offer {
             Offer::StartedTx(end) => {
                 self.busy_until = Some(end);
@@ -115,8 +119,13 @@ impl Link {
                 }
                 (Some(t), _) => {
                     let (done, next) = self.queue.complete_tx(t);
+                    self.free_pushed_out();
                     self.busy_until = next;
-                    sent(done.flow as usize, t, self.payloads.take(done.seq));
+                    let mut bytes = self.payloads.take(done.seq);
+                    if done.ecn == Ecn::Ce {
+                        ecn::set_ce(&mut bytes); // the queue marked it (or it came marked)
+                    }
+                    sent(done.flow as usize, t, bytes);
                 }
                 (None, Some((_, rate))) => {
                     self.queue.set_rate(rate);
@@ -124,6 +133,20 @@ impl Link {
                 }
                 (None, None) => return,
             }
+        }
+    }
+
+    /// Queued packets the queue dropped (fq's push-out, CoDel at the head).
+    fn free_pushed_out(&mut self) {
+        for lost in self.queue.pushed_out() {
+            self.payloads.take(lost.seq);
+        }
+    }
+
+    /// An ACK of `flow` passes on its way back (counts its ECE).
+    pub fn note_ack(&mut self, flow: usize, ip: &[u8]) {
+        if ecn::tcp_ece(ip) {
+            self.ece_acks[flow] += 1;
         }
     }
 
@@ -140,7 +163,7 @@ impl Link {
         format!(
             "{{\"bytes\": {}, \"packets\": {}, \"drops\": {}, \"policed\": {}, \"backlog\": {}, \"rate_bps\": {}, \
              \"sojourn_sum_ns\": {}, \"sojourn_count\": {}, \"max_backlog\": {}, \"flow_backlog\": [{}], \
-             \"flow_drops\": [{}]}}",
+             \"flow_drops\": [{}], \"marks\": {}, \"flow_marks\": [{}], \"flow_ece_acks\": [{}]}}",
             s.tx_bytes,
             s.tx_packets,
             s.drops,
@@ -152,6 +175,9 @@ impl Link {
             s.max_queue_bytes,
             per_flow(&|i| self.queue.flow_queue_bytes(i)),
             per_flow(&|i| self.queue.flow_drops(i)),
+            s.marks,
+            per_flow(&|i| self.queue.flow_marks(i)),
+            per_flow(&|i| self.ece_acks[i]),
         )
     }
 

@@ -36,6 +36,7 @@
 //! JSON line of statistics and exits 0. It dies with its parent
 //! (PR_SET_PDEATHSIG).
 
+mod ecn;
 mod link;
 mod queue;
 mod sys;
@@ -274,7 +275,11 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
                                 });
                                 link.offer(arrived, key / 2, frame.to_vec());
                             }
-                            _ => {
+                            Some(link) => {
+                                link.note_ack(key / 2, &frame[header..]);
+                                queues.push(key, arrived, frame.to_vec());
+                            }
+                            None => {
                                 queues.push(key, arrived, frame.to_vec());
                             }
                         }

@@ -144,8 +144,9 @@ def receive(cfg: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps({"bytes": samples}) + "\n")
     sys.stdout.flush()
     sys.stdin.readline()  # "end" (or the engine went away): the sender has drained
-    segs_in = [tcp_info(c).data_segs_in if c is not None else 0 for c in conns]
-    _finish({"data_segs_in": segs_in})
+    infos = [tcp_info(c) if c is not None else None for c in conns]
+    _finish({"data_segs_in": [i.data_segs_in if i else 0 for i in infos],
+             "received_ce": [i.received_ce if i else None for i in infos]})
 
 
 def send(cfg: dict[str, Any]) -> None:
@@ -218,7 +219,7 @@ def send(cfg: dict[str, Any]) -> None:
             continue
         info = tcp_info(s)
         final.append({"data_segs_out": info.data_segs_out, "total_retrans": info.total_retrans,
-                      "total_rto": info.total_rto, "unacked": info.unacked})
+                      "total_rto": info.total_rto, "unacked": info.unacked, "delivered_ce": info.delivered_ce})
     _finish({"samples": samples, "final": final, "errors": errors, "drained": drained, "netstat": netstat()})
 
 

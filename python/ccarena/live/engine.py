@@ -10,6 +10,7 @@ import os
 import platform
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -94,14 +95,40 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
             ("random loss", bn["loss"] > 0),
             ("a rate schedule", bool(bn["schedule"])),
             ("a link trace", bn.get("trace") is not None),
+            ("a step marker (mark_threshold)", bn.get("mark_threshold") is not None),
         ) if present
     ]
+    ecn_mode(cfg)
     if bottleneck == "kernel" and needs_userspace:
         raise ScenarioError("--bottleneck", f"the kernel bottleneck (TBF + bfifo) cannot do {needs_userspace[0]} "
                             "here (no sch_red, no netem); use --bottleneck userspace")
     if bottleneck == "auto":
         return "userspace" if needs_userspace else "kernel"
     return bottleneck
+
+
+def ecn_mode(cfg: dict[str, Any]) -> str:
+    """The flows' common ECN mode: the live engine sets ECN per host
+    (net.ipv4.tcp_ecn in the sender's and the receiver's namespace), so
+    every flow must use the same; AccECN needs a kernel that accepts
+    tcp_ecn = 3."""
+    modes = [f.get("ecn", "off") for f in cfg["flows"]]
+    for i, mode in enumerate(modes):
+        if mode != modes[0]:
+            raise ScenarioError(f"flow.{i}.ecn", f"{mode!r} differs from flow 0's {modes[0]!r}: the live engine sets "
+                                "ECN per host (net.ipv4.tcp_ecn), for all flows at once")
+    if modes[0] == "accecn" and not _kernel_accepts_tcp_ecn(testbed.TCP_ECN["accecn"]):
+        raise ScenarioError("flow.0.ecn", "this kernel does not accept net.ipv4.tcp_ecn = 3 (AccECN): "
+                            "use ecn = true (classic) live")
+    return modes[0]
+
+
+def _kernel_accepts_tcp_ecn(value: int) -> bool:
+    """Tries the value in a throwaway network namespace (gone with the
+    process: nothing to clean up)."""
+    done = subprocess.run(["unshare", "--net", "sh", "-c", f"echo {value} > /proc/sys/net/ipv4/tcp_ecn"],
+                          capture_output=True, text=True)
+    return done.returncode == 0
 
 
 #: Above this, the bottleneck's JSON goes to the delay line in a file
@@ -276,7 +303,7 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path) -> Result:
     sampler = None
     try:
         kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
-        testbed.create_namespaces(names, len(flows))
+        testbed.create_namespaces(names, len(flows), ecn_mode(cfg))
 
         with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
             delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,

@@ -132,6 +132,11 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             "rtt_mean_us": sum(srtts) / len(srtts) if srtts else None,
             "rtt_p95_us": _percentile(srtts, 0.95),
             "rto_count": final.get("total_rto") or 0,
+            # ECN: marks by the userspace bottleneck, CE the receiver's
+            # kernel counted, the sender's delivered_ce (None: not seen).
+            "ce_marked": userspace["link"]["flow_marks"][i] if userspace is not None else None,
+            "ce_received": (rx.get("received_ce") or [None] * n_flows)[i],
+            "delivered_ce": final.get("delivered_ce"),
         })
 
     delays = sorted(link_series["queue_delay_us"][k - 1] for k in in_window)
@@ -140,6 +145,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
         "capacity_bytes_window": capacity_bytes(cfg, cfg["measure_from_ns"], cfg["measure_to_ns"]),
         "tx_packets_total": link_at[n_ticks]["packets"],
         "drops_window": link_at[k_to]["drops"] - link_at[k_from]["drops"],
+        "marks_window": (link_at[k_to]["marks"] - link_at[k_from]["marks"]) if "marks" in link_at[k_to] else None,
         "queue_delay_mean_us": sum(delays) / len(delays) if delays else None,
         "queue_delay_p50_us": _percentile(delays, 0.5),
         "queue_delay_p95_us": _percentile(delays, 0.95),

@@ -32,6 +32,10 @@ class TcpInfo:
     data_segs_out: int
     delivery_rate_Bps: int
     total_rto: int | None
+    #: Segments delivered with ECN feedback (the sender's tp->delivered_ce).
+    delivered_ce: int
+    #: CE-marked segments received (tp->received_ce; Linux >= 6.18).
+    received_ce: int | None
 
     @property
     def inflight(self) -> int:
@@ -59,6 +63,8 @@ def tcp_info(sock: socket.socket) -> TcpInfo:
         data_segs_out=u32(156),
         delivery_rate_Bps=u64(160),
         total_rto=struct.unpack_from("=H", raw, 240)[0] if len(raw) >= 242 else None,
+        delivered_ce=u32(196),
+        received_ce=u32(248) if len(raw) >= 252 else None,
     )
 
 

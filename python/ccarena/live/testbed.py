@@ -105,7 +105,11 @@ def sh(*argv: str) -> str:
     return done.stdout
 
 
-def create_namespaces(names: Names, n_flows: int) -> None:
+#: net.ipv4.tcp_ecn per scenario ECN mode (the flows' common one).
+TCP_ECN = {"off": 0, "classic": 1, "accecn": 3}
+
+
+def create_namespaces(names: Names, n_flows: int, ecn: str = "off") -> None:
     for ns in names.all():
         sh("ip", "netns", "add", ns)
         sh("ip", "netns", "exec", ns, "sysctl", "-qw",
@@ -116,6 +120,9 @@ def create_namespaces(names: Names, n_flows: int) -> None:
     sh("ip", "netns", "exec", names.tx, "sysctl", "-qw", f"net.ipv4.tcp_wmem={_TCP_MEM}",
        "net.ipv4.tcp_no_metrics_save=1")
     sh("ip", "netns", "exec", names.rx, "sysctl", "-qw", f"net.ipv4.tcp_rmem={_TCP_MEM}")
+    if ecn != "off":  # both hosts (the namespaces' default, 2, only accepts ECN)
+        for ns in (names.tx, names.rx):
+            sh("ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv4.tcp_ecn={TCP_ECN[ecn]}")
 
     sh("ip", "-n", names.tx, "link", "add", "cca-tx0", "type", "veth", "peer", "name", "cca-rt-tx", "netns", names.rt)
     sh("ip", "-n", names.rt, "link", "add", BOTTLENECK_DEV, "type", "veth", "peer", "name", "cca-rx0", "netns", names.rx)
