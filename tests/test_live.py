@@ -416,6 +416,50 @@ def test_a_link_trace_runs_in_the_delay_line_like_the_simulator(clean_host, tmp_
     assert not list(Path(tempfile.gettempdir()).glob("ccarena-delayline-*"))
 
 
+def test_ecn_marks_in_real_headers_are_echoed_and_counted(clean_host, tmp_path):
+    """Two kernel CUBIC flows with net.ipv4.tcp_ecn = 1 behind RED with
+    ecn in the delay line, which sets CE in the IPv4 header. No drops; the
+    receiver's kernel counts every mark (tcpi_received_ce = the delay
+    line's marks, exactly), and the sender's delivered_ce - classic ECN,
+    ECE until CWR - counts at least them. A 30-s run: marks 871/447, the
+    same received, delivered_ce 2592/1930; the simulator 380/161."""
+    doc = tmp_path / "red-ecn.toml"
+    doc.write_text(
+        'duration = "15s"\n[measure]\nfrom = "5s"\n[bottleneck]\nrate = "50Mbit"\nbuffer = "2BDP"\naqm = "red"\n'
+        '[bottleneck.red]\nmin = "0.2BDP"\nmax = "0.6BDP"\nmax_p = 0.1\necn = true\n'
+        '[[flow]]\ncc = "cubic"\nrtt = "40ms"\necn = true\ncount = 2\n')
+    done = live_cli("live", "run", doc, "--out", tmp_path / "live")
+    assert done.returncode == 0, done.stderr
+    live = json.loads((tmp_path / "live" / "summary.json").read_text())
+    assert live["drops"] == 0 and live["marks"] > 0
+    for f in live["flows"]:
+        assert f["ecn"] == "classic"
+        assert f["ce_marked"] > 0 and f["ce_received"] == f["ce_marked"], f
+        assert f["delivered_ce"] >= f["ce_marked"], f
+    # Mixed ECN modes cannot run live (tcp_ecn is per host): one line, exit 2.
+    mixed = tmp_path / "mixed.toml"
+    mixed.write_text(doc.read_text().replace("count = 2\n", "") + '[[flow]]\ncc = "cubic"\nrtt = "40ms"\n')
+    bad = live_cli("live", "run", mixed, "--out", tmp_path / "y")
+    assert bad.returncode == 2 and bad.stderr.startswith("ccarena: error: flow.1.ecn:"), bad.stderr
+    assert not (tmp_path / "y").exists()
+
+
+def test_codel_runs_in_the_delay_line_like_the_simulator(clean_host, tmp_path):
+    """The CoDel example (BBR vs CUBIC, Linux's defaults): the 60-s compare
+    in docs/live.md agreed to 1.2 pp and a median delay 6.5 / 6.9 ms. Here
+    20 s; bounds for a busy host."""
+    done = live_cli("compare", EXAMPLES / "aqm-codel-bbr-vs-cubic.toml", "--set", "duration=20s",
+                    "--set", "measure.from=5s", "--out", tmp_path / "cmp")
+    assert done.returncode == 0, done.stderr
+    live = json.loads((tmp_path / "cmp" / "live" / "summary.json").read_text())
+    sim = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())
+    assert live["live"]["bottleneck"].startswith("userspace")
+    assert live["drops"] > 0  # CoDel drops at the head; the 4-BDP buffer never fills
+    assert live["conservation"]["max_queue_bytes"] < 4 * 250_000
+    assert abs(live["flows"][0]["share"] - sim["flows"][0]["share"]) <= 0.15
+    assert 0.5 <= live["queue_delay_ms"]["p50"] / sim["queue_delay_ms"]["p50"] <= 2.0
+
+
 def test_our_bbr_via_bpf_races_the_kernels_and_is_unregistered_after(clean_host, tmp_path):
     """cc = "bbr@ccarena" is cc/bbr.c registered as BPF struct_ops for the
     run (ccarena.kernel) and unregistered afterwards; two equal-RTT flows,

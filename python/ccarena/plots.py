@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import units
+
 if TYPE_CHECKING:
     from .results import Result
 
@@ -52,6 +54,10 @@ def plot_goodput(result: "Result", path: Path) -> None:
         color="black",
         linewidth=0.8,
     )
+    for ms, label, style in aqm_references(result.scenario.config["bottleneck"]):
+        bottom.axhline(ms, color="tab:red", linestyle=style, linewidth=0.9, label=label)
+    if bottom.get_legend_handles_labels()[0]:
+        bottom.legend(loc="upper right", fontsize="small")
     bottom.set_ylabel("queueing delay (ms)")
     bottom.set_xlabel("time (s)")
     bottom.set_ylim(bottom=0)
@@ -65,6 +71,25 @@ def plot_goodput(result: "Result", path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
+
+
+def aqm_references(bn: dict) -> list[tuple[float, str, str]]:
+    """The queue discipline's delay references for the queueing-delay
+    panel, ms: CoDel's / FQ-CoDel's / PIE's target, RED's thresholds and a
+    step marker's threshold (sizes as delays at the link's rate)."""
+    as_ms = lambda nbytes: nbytes * 8 / bn["rate_bps"] * 1e3  # noqa: E731
+    aqm = bn["aqm"]
+    if aqm in ("codel", "fq_codel", "pie"):
+        return [(bn[aqm]["target_ns"] / 1e6, f"{aqm} target", "--")]
+    if aqm == "red":
+        return [(as_ms(bn["red"]["min_bytes"]), "RED min (at link rate)", ":"),
+                (as_ms(bn["red"]["max_bytes"]), "RED max (at link rate)", "--")]
+    mark = bn.get("mark_threshold")
+    if mark:
+        (unit, k), = mark.items()
+        ms = {"ns": k / 1e6, "bytes": as_ms(k), "packets": as_ms(k * units.PACKET_WIRE_BYTES)}[unit]
+        return [(ms, "mark threshold" + ("" if unit == "ns" else " (at link rate)"), "--")]
+    return []
 
 
 def _line_groups(result: "Result") -> list[tuple[str, list[int]]]:

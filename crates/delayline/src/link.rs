@@ -1,10 +1,12 @@
-//! The userspace bottleneck (for what the kernel lacks here: RED, fair
-//! queueing, a policer, random loss, rate schedules, per-flow queue
-//! occupancy, per-packet sojourn).
+//! The userspace bottleneck (for what the kernel lacks here: RED, CoDel,
+//! FQ-CoDel, PIE, ECN marking, fair queueing, a policer, random loss, rate
+//! schedules and link traces, per-flow queue occupancy, per-packet
+//! sojourn).
 //!
 //! The queue is the simulator's own (`sim::bottleneck::Bottleneck`: random
-//! loss on entry, a token-bucket policer, droptail or RED on a FIFO, or
-//! per-flow DRR queues, in wire bytes, serialised at the current rate);
+//! loss on entry, a token-bucket policer, droptail, RED, PIE, CoDel or a
+//! step marker on a FIFO, or per-flow DRR / FQ-CoDel queues, in wire bytes,
+//! serialised at the current rate);
 //! this module feeds it real packets and real time. The link runs on its
 //! own exact timeline: a transmission that ends at `t` is completed at `t`
 //! even if we wake up later, so wake-up jitter delays packets slightly but
@@ -15,6 +17,10 @@
 //! queued packet of another flow; so each packet's bytes wait in a slot of
 //! [`Payloads`], and the slot's index rides through the queue in the
 //! descriptor's `seq` (the live link has no segment numbers).
+//!
+//! ECN: the descriptor carries the packet's IPv4 ECN codepoint; a packet
+//! the queue marks leaves with CE set in its real header (ecn.rs), and the
+//! ACKs going back are counted per flow when they carry ECE.
 
 use std::collections::VecDeque;
 

@@ -14,6 +14,9 @@ from .engine import load_live_scenario, run_live
 
 #: The agreement the project aims at, per flow's share (percentage points).
 TOLERANCE_PP = 7.0
+#: ...and on the median queueing delay, relative to the live one (issue 13's
+#: target for the AQMs).
+QUEUE_TOLERANCE = 0.30
 
 
 def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
@@ -77,16 +80,30 @@ def table(sim: Result, live: Result) -> str:
          _diff(a["utilization"], b["utilization"], 100) + " pp"),
         ("Jain", _num(a["jain"], ".4f"), _num(b["jain"], ".4f"), _diff(a["jain"], b["jain"], 1, "+.4f")),
         ("queue delay mean ms", _num(qa["mean"]), _num(qb["mean"]), _diff(qa["mean"], qb["mean"], 1, "+.2f")),
+        ("queue delay p50 ms", _num(qa["p50"]), _num(qb["p50"]), _diff(qa["p50"], qb["p50"], 1, "+.2f")),
         ("queue delay p95 ms", _num(qa["p95"]), _num(qb["p95"]), _diff(qa["p95"], qb["p95"], 1, "+.2f")),
         ("drops", str(a["drops"]), str(b["drops"]), f"{a['drops'] - b['drops']:+d}"),
     ]
+    if a.get("marks") is not None and b.get("marks") is not None:
+        totals.append(("ECN marks", str(a["marks"]), str(b["marks"]), f"{a['marks'] - b['marks']:+d}"))
     lines = _align(rows, right_from=3)
     lines.append("")
     lines += _align([("", "sim", "live", "Δ (sim - live)"), *totals], right_from=1)
     gap = max_share_gap_pp(sim, live)
     verdict = "within" if gap <= TOLERANCE_PP else "OUTSIDE"
     lines += ["", f"largest share difference {gap:.1f} pp ({verdict} ±{TOLERANCE_PP:g} pp)"]
+    rel = median_delay_gap(sim, live)
+    if rel is not None:
+        verdict = "within" if abs(rel) <= QUEUE_TOLERANCE else "OUTSIDE"
+        lines.append(f"median queueing delay differs by {100 * rel:+.0f}% of live ({verdict} ±{100 * QUEUE_TOLERANCE:.0f}%)")
     return "\n".join(lines)
+
+
+def median_delay_gap(sim: Result, live: Result) -> float | None:
+    """(sim - live) / live of the median queueing delay; None if either has
+    none or the live one is 0."""
+    a, b = sim.summary["queue_delay_ms"]["p50"], live.summary["queue_delay_ms"]["p50"]
+    return None if a is None or not b else (a - b) / b
 
 
 def _align(rows: list[tuple[str, ...]], right_from: int) -> list[str]:
