@@ -15,9 +15,9 @@
 //! whose packet was lost. An ECN-capable packet that a discipline would
 //! drop early may be marked CE instead ([`Bottleneck::flow_marks`]).
 //!
-//! Every arrival joins the queue and the link takes the next packet from
-//! it when it is idle, so each discipline sees every packet pass through
-//! (an arrival to an idle link waits zero time).
+//! The link takes the next packet from the queue when it is idle, so each
+//! discipline sees every packet pass through (an arrival to an idle link
+//! waits zero time; a FIFO's skips the empty FIFO itself).
 //!
 //! Serialisation is continuous work: the link does `rate_bps` nanobits
 //! (10^-9 bit) of a packet per ns, so what it has serialised by any instant
@@ -73,8 +73,9 @@ pub enum Offer {
 
 /// Where packets wait for the link.
 enum Waiting {
-    /// One FIFO in arrival order; `admission` decides who may join.
-    Fifo { admission: Box<dyn Qdisc>, fifo: VecDeque<DataPacket> },
+    /// One FIFO in arrival order; `admission` decides who may join (and,
+    /// if `departures`, sees each packet leave).
+    Fifo { admission: Box<dyn Qdisc>, departures: bool, fifo: VecDeque<DataPacket> },
     /// One FIFO under CoDel, at most `limit_packets` long.
     Codel { params: CodelParams, codel: Codel, limit_packets: u32, fifo: VecDeque<DataPacket> },
     /// One queue per flow, DRR service, longest-queue drop.
@@ -195,7 +196,11 @@ pub struct LinkCounters {
 
 impl Bottleneck {
     pub fn new(cfg: &BottleneckConfig, n_flows: usize, wire_bytes: u32) -> Self {
-        let fifo = |admission: Box<dyn Qdisc>| Waiting::Fifo { admission, fifo: VecDeque::with_capacity(4096) };
+        let fifo = |admission: Box<dyn Qdisc>| Waiting::Fifo {
+            departures: admission.sees_departures(),
+            admission,
+            fifo: VecDeque::with_capacity(4096),
+        };
         let waiting = match cfg.aqm {
             Aqm::Droptail => match cfg.mark_threshold {
                 Some(k) => fifo(Box::new(StepMark::new(k))),
@@ -431,6 +436,17 @@ impl Bottleneck {
                 return self.after_enqueue(now_ns);
             }
         }
+        if self.on_wire.is_none() {
+            if let Waiting::Fifo { admission, departures, .. } = &mut self.waiting {
+                // An idle link takes the arrival at once: it waits zero
+                // time (the FIFO is empty; no need to pass through it).
+                if *departures && admission.on_departure(Self::leaving_at_once(now_ns, &pkt)) {
+                    self.mark(&mut pkt);
+                }
+                self.record_sojourn(0);
+                return Offer::StartedTx(self.start_tx(now_ns, pkt));
+            }
+        }
         self.occ.add(&pkt);
         match &mut self.waiting {
             Waiting::Fifo { fifo, .. } | Waiting::Codel { fifo, .. } => fifo.push_back(pkt),
@@ -477,27 +493,36 @@ impl Bottleneck {
     /// decides as it leaves (CoDel's head drops, marks); None if the queue
     /// is (or has been emptied) empty.
     fn dequeue(&mut self, now_ns: u64) -> Option<DataPacket> {
+        if let Waiting::Fifo { fifo, admission, departures } = &mut self.waiting {
+            // The common case, kept lean: no drops at dequeue.
+            let Some(mut pkt) = fifo.pop_front() else {
+                admission.on_idle(now_ns);
+                return None;
+            };
+            self.occ.remove(&pkt);
+            if *departures {
+                let d = Departure {
+                    now_ns,
+                    sojourn_ns: now_ns - pkt.enqueued_ns,
+                    wire_bytes: pkt.wire_bytes,
+                    queue_bytes: self.occ.bytes,
+                    queue_packets: self.occ.packets,
+                    ect: pkt.ecn.capable(),
+                };
+                let Waiting::Fifo { admission, .. } = &mut self.waiting else { unreachable!() };
+                if admission.on_departure(d) {
+                    self.mark(&mut pkt);
+                }
+            }
+            self.record_sojourn(now_ns - pkt.enqueued_ns);
+            return Some(pkt);
+        }
         let occ = &mut self.occ;
         let out = &mut self.dequeue_out;
         out.dropped.clear();
         out.mark = false;
         let pkt = match &mut self.waiting {
-            Waiting::Fifo { fifo, admission } => {
-                let Some(pkt) = fifo.pop_front() else {
-                    admission.on_idle(now_ns);
-                    return None;
-                };
-                occ.remove(&pkt);
-                out.mark = admission.on_departure(Departure {
-                    now_ns,
-                    sojourn_ns: now_ns - pkt.enqueued_ns,
-                    wire_bytes: pkt.wire_bytes,
-                    queue_bytes: occ.bytes,
-                    queue_packets: occ.packets,
-                    ect: pkt.ecn.capable(),
-                });
-                Some(pkt)
-            }
+            Waiting::Fifo { .. } => unreachable!("handled above"),
             Waiting::Codel { params, codel, fifo, .. } => {
                 let pop = || {
                     fifo.pop_front().map(|p| {
@@ -534,6 +559,18 @@ impl Bottleneck {
         }
         self.record_sojourn(now_ns - pkt.enqueued_ns);
         Some(pkt)
+    }
+
+    /// What the discipline sees of `pkt` leaving an empty queue at once.
+    fn leaving_at_once(now_ns: u64, pkt: &DataPacket) -> Departure {
+        Departure {
+            now_ns,
+            sojourn_ns: 0,
+            wire_bytes: pkt.wire_bytes,
+            queue_bytes: 0,
+            queue_packets: 0,
+            ect: pkt.ecn.capable(),
+        }
     }
 
     /// Sets CE on `pkt` and counts the mark.

@@ -92,6 +92,11 @@ pub trait Qdisc {
     fn on_departure(&mut self, _d: Departure) -> bool {
         false
     }
+    /// Whether [`Qdisc::on_departure`] does anything (the bottleneck skips
+    /// the call per packet otherwise).
+    fn sees_departures(&self) -> bool {
+        false
+    }
     /// The queue became empty at `now_ns` (RED ages its average while idle).
     fn on_idle(&mut self, _now_ns: u64) {}
 }

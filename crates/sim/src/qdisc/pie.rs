@@ -223,6 +223,10 @@ impl Qdisc for Pie {
         verdict
     }
 
+    fn sees_departures(&self) -> bool {
+        true
+    }
+
     fn on_departure(&mut self, d: Departure) -> bool {
         self.catch_up(d.now_ns, d.queue_bytes + d.wire_bytes as u64);
         let now = ticks(d.now_ns);

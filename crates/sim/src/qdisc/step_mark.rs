@@ -27,6 +27,10 @@ impl Qdisc for StepMark {
         DropTail.on_arrival(a, rng)
     }
 
+    fn sees_departures(&self) -> bool {
+        true
+    }
+
     fn on_departure(&mut self, d: Departure) -> bool {
         d.ect
             && match self.threshold {
