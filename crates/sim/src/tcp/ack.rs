@@ -123,6 +123,9 @@ impl TcpSender {
         }
         let lost = self.sk.lost - prior_lost;
         ar.rs.is_ece = ece;
+        // rs.is_ack_delayed stays false: Linux sets it (FLAG_ACK_MAYBE_DELAYED)
+        // only when one runt segment, less than an MSS, is cumulatively
+        // ACKed, and a bulk flow sends full segments only.
         rate_sample::gen(&mut self.sk, delivered, lost, &mut ar);
         self.cong_control(cum, delivered, flag, &ar.rs);
     }
