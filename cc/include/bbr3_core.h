@@ -554,29 +554,46 @@ static inline void bbr3_set_pacing_rate(struct sock *sk, u32 bw, u32 gain)
 }
 
 /*
- * Segments per TSO burst: ~1 ms at the pacing rate (rate >> pacing_shift)
- * plus an allowance that favours short paths, 64 KB halved for every
- * 2^tso_rtt_shift us of min_rtt (0 beyond ~16 ms); within gso_max_size;
- * at least sysctl_tcp_min_tso_segs (2).
+ * Segments per TSO burst by the send_quantum rule (send_quantum.h); v3's:
+ * ~1 ms at the pacing rate (rate >> pacing_shift) plus an allowance that
+ * favours short paths, 64 KB halved for every 2^tso_rtt_shift us of
+ * min_rtt (0 beyond ~16 ms); within gso_max_size; at least
+ * sysctl_tcp_min_tso_segs (2).
  */
 static inline u32 bbr3_tso_segs_generic(struct sock *sk, u32 mss_now,
 					u32 gso_max_size)
 {
-	u32 shift = min(bbr3_u32_param(sk, BBR3_PARAM_TSO_RTT_SHIFT,
-				       BBR3_TSO_RTT_SHIFT_DEFAULT), 31U);
+	u32 rule = bbr3_u32_param(sk, BBR3_PARAM_SEND_QUANTUM,
+				  BBR3_SEND_QUANTUM_DEFAULT);
 	u64 bytes = sk->sk_pacing_rate >> sk->sk_pacing_shift;
+	u32 floor = BBR3_MIN_TSO_SEGS;
 	u32 r, cap;
 
-	if (shift) {
-		r = bbr3_ca(sk)->min_rtt_us >> shift;
-		if (r < 32)	/* a shift by >= 32 is undefined */
-			bytes += GSO_LEGACY_MAX_SIZE >> r;
+	mss_now = max(mss_now, 1U);
+	if (rule == CCA_QUANTUM_HALVING) {
+		bytes += cca_halving_allowance_bytes(
+			bbr3_ca(sk)->min_rtt_us,
+			bbr3_u32_param(sk, BBR3_PARAM_TSO_RTT_SHIFT,
+				       BBR3_TSO_RTT_SHIFT_DEFAULT));
+	} else if (rule == CCA_QUANTUM_LINEAR) {
+		/* The RTT-tuning blog: a linear function of RTT alone. */
+		floor = max(bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_MIN_SEGS,
+					   CCA_QUANTUM_MIN_SEGS_DEFAULT), 1U);
+		bytes = cca_linear_quantum_bytes(
+			bbr3_ca(sk)->min_rtt_us,
+			bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_RTT_LO_US,
+				       CCA_QUANTUM_RTT_LO_US_DEFAULT),
+			bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_RTT_HI_US,
+				       CCA_QUANTUM_RTT_HI_US_DEFAULT),
+			bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_MAX_BYTES,
+				       CCA_QUANTUM_MAX_BYTES_DEFAULT),
+			floor * mss_now);
 	}
 	if (gso_max_size <= MAX_TCP_HEADER + 1)	/* unset: Linux's 64 KB */
 		gso_max_size = GSO_LEGACY_MAX_SIZE;
 	cap = gso_max_size - 1 - MAX_TCP_HEADER;
 	r = (u32)min_t(u64, bytes, cap);
-	return max_t(u32, r / max(mss_now, 1U), BBR3_MIN_TSO_SEGS);
+	return max_t(u32, r / mss_now, floor);
 }
 
 /* The burst the quantisation budget plans for: 64 KB GSO, mss_cache. */

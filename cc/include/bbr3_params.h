@@ -10,6 +10,7 @@
 #define CCARENA_BBR3_PARAMS_H
 
 #include "ccarena_compat.h"
+#include "send_quantum.h"
 
 #ifndef BBR_SCALE
 #define BBR_SCALE 8	/* scaling factor for fractions (e.g. gains) */
@@ -100,6 +101,15 @@ enum bbr3_param {
 	 * rs->lost in the simulator too (deviation 2), to measure what they
 	 * change; 0: the stack's exact values. BPF always estimates. */
 	BBR3_PARAM_ESTIMATE_TX_SIGNALS,
+	/* The send quantum's rule (include/send_quantum.h): 1 v3's halving
+	 * (with tso_rtt_shift), 2 the RTT-tuning blog's linear, 0 Linux v1's
+	 * rate-only. */
+	BBR3_PARAM_SEND_QUANTUM,
+	/* The linear rule's end points (send_quantum.h). */
+	BBR3_PARAM_QUANTUM_RTT_LO_US,
+	BBR3_PARAM_QUANTUM_RTT_HI_US,
+	BBR3_PARAM_QUANTUM_MAX_BYTES,
+	BBR3_PARAM_QUANTUM_MIN_SEGS,
 	BBR3_PARAM_COUNT
 };
 
@@ -128,7 +138,13 @@ enum bbr3_param {
 #define BBR3_MIN_RTT_WIN_US_DEFAULT (10 * USEC_PER_SEC)
 #define BBR3_CWND_MIN_TARGET_DEFAULT 4
 #define BBR3_EXTRA_ACKED_GAIN_PPM_DEFAULT 1000000	/* 256/256 */
+/* A variant (cc/bbr3_tuned.c) may define these two before the #include. */
+#ifndef BBR3_PACING_MARGIN_PPM_DEFAULT
 #define BBR3_PACING_MARGIN_PPM_DEFAULT 10000		/* 1% */
+#endif
+#ifndef BBR3_SEND_QUANTUM_DEFAULT
+#define BBR3_SEND_QUANTUM_DEFAULT CCA_QUANTUM_HALVING
+#endif
 #define BBR3_TSO_RTT_SHIFT_DEFAULT 9
 #define BBR3_ESTIMATE_TX_SIGNALS_DEFAULT 0
 
@@ -199,7 +215,17 @@ enum bbr3_param {
 		      BBR3_TSO_RTT_SHIFT_DEFAULT)			\
 	CCA_PARAM_DEF(BBR3_PARAM_ESTIMATE_TX_SIGNALS,			\
 		      "estimate_tx_signals",				\
-		      BBR3_ESTIMATE_TX_SIGNALS_DEFAULT)
+		      BBR3_ESTIMATE_TX_SIGNALS_DEFAULT)			\
+	CCA_PARAM_DEF(BBR3_PARAM_SEND_QUANTUM, "send_quantum",		\
+		      BBR3_SEND_QUANTUM_DEFAULT)				\
+	CCA_PARAM_DEF(BBR3_PARAM_QUANTUM_RTT_LO_US, "quantum_rtt_lo_us",	\
+		      CCA_QUANTUM_RTT_LO_US_DEFAULT)			\
+	CCA_PARAM_DEF(BBR3_PARAM_QUANTUM_RTT_HI_US, "quantum_rtt_hi_us",	\
+		      CCA_QUANTUM_RTT_HI_US_DEFAULT)			\
+	CCA_PARAM_DEF(BBR3_PARAM_QUANTUM_MAX_BYTES, "quantum_max_bytes",	\
+		      CCA_QUANTUM_MAX_BYTES_DEFAULT)			\
+	CCA_PARAM_DEF(BBR3_PARAM_QUANTUM_MIN_SEGS, "quantum_min_segs",	\
+		      CCA_QUANTUM_MIN_SEGS_DEFAULT)
 
 /* A _ppm parameter in 1/256 (BBR_SCALE), rounded to nearest, at most max. */
 static inline u32 bbr3_ratio_param(struct sock *sk, u32 index, u64 dflt_ppm,

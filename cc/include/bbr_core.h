@@ -64,6 +64,10 @@
  *    instead of the constant 64 KB, so a simulated sender without TSO can
  *    set a smaller sk_gso_max_size; with 64 KB (the default) it is Linux.
  *  - get_info (tcp_info export) is not implemented: it has no user here.
+ *  - The send quantum (bbr_tso_segs_goal) has two more rules than
+ *    Linux's, chosen by the parameter send_quantum (include/
+ *    send_quantum.h): Google's v2/v3 halving and the RTT-tuning blog's
+ *    linear one; the default is Linux's.
  *  - The tunables are a parameter table (CCA_PARAM) instead of module
  *    constants, in the table's units (times in us, ratios in ppm) and
  *    converted to Linux's (ms, << 8) with rounding; every default converts
@@ -105,7 +109,7 @@
  *    inlined, in BPF too.
  * 3. Parameters: indexes from BBR_PARAM_COUNT on, the table starting with
  *    BBR_CORE_PARAM_DEFS; CCA_PARAMS refuses more than CCA_MAX_PARAMS
- *    (32) rows in all.
+ *    (ccarena_compat.h) rows in all.
  *
  * Hooks (struct bbr_hooks; default = Linux BBR; units as in "units" above):
  *   init(sk)                  after bbr's own init: the derivative's fields.
@@ -169,6 +173,7 @@
 
 #include "ccarena_compat.h"
 #include "minmax.h"
+#include "send_quantum.h"
 
 #define BW_SCALE 24
 #define BW_UNIT (1 << BW_SCALE)
@@ -302,6 +307,15 @@ enum bbr_param {
 	BBR_PARAM_EXTRA_ACKED_MAX_US,
 	/* Pace 1% below bw, to drain queues from inaccurate bw estimates. */
 	BBR_PARAM_PACING_MARGIN_PPM,
+	/* The send quantum's rule (include/send_quantum.h): 0 Linux v1's
+	 * (rate), 1 Google's halving, 2 the RTT-tuning blog's linear. */
+	BBR_PARAM_SEND_QUANTUM,
+	/* The linear rule's end points (send_quantum.h): max bytes at
+	 * rtt_lo or less, min segments at rtt_hi or more. */
+	BBR_PARAM_QUANTUM_RTT_LO_US,
+	BBR_PARAM_QUANTUM_RTT_HI_US,
+	BBR_PARAM_QUANTUM_MAX_BYTES,
+	BBR_PARAM_QUANTUM_MIN_SEGS,
 	BBR_PARAM_COUNT
 };
 
@@ -319,7 +333,13 @@ enum bbr_param {
 #define BBR_CWND_MIN_TARGET_DEFAULT 4
 #define BBR_EXTRA_ACKED_GAIN_PPM_DEFAULT 1000000
 #define BBR_EXTRA_ACKED_MAX_US_DEFAULT (100 * USEC_PER_MSEC)
+/* A variant (cc/bbr_tuned.c) may define these two before the #include. */
+#ifndef BBR_PACING_MARGIN_PPM_DEFAULT
 #define BBR_PACING_MARGIN_PPM_DEFAULT 10000
+#endif
+#ifndef BBR_SEND_QUANTUM_DEFAULT
+#define BBR_SEND_QUANTUM_DEFAULT CCA_QUANTUM_RATE
+#endif
 
 /* The rows a derivative's CCA_PARAMS table starts with. */
 #define BBR_CORE_PARAM_DEFS						\
@@ -344,7 +364,17 @@ enum bbr_param {
 	CCA_PARAM_DEF(BBR_PARAM_EXTRA_ACKED_MAX_US, "extra_acked_max_us", \
 		      BBR_EXTRA_ACKED_MAX_US_DEFAULT)			\
 	CCA_PARAM_DEF(BBR_PARAM_PACING_MARGIN_PPM, "pacing_margin_ppm",	\
-		      BBR_PACING_MARGIN_PPM_DEFAULT)
+		      BBR_PACING_MARGIN_PPM_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_SEND_QUANTUM, "send_quantum",		\
+		      BBR_SEND_QUANTUM_DEFAULT)				\
+	CCA_PARAM_DEF(BBR_PARAM_QUANTUM_RTT_LO_US, "quantum_rtt_lo_us",	\
+		      CCA_QUANTUM_RTT_LO_US_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_QUANTUM_RTT_HI_US, "quantum_rtt_hi_us",	\
+		      CCA_QUANTUM_RTT_HI_US_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_QUANTUM_MAX_BYTES, "quantum_max_bytes",	\
+		      CCA_QUANTUM_MAX_BYTES_DEFAULT)			\
+	CCA_PARAM_DEF(BBR_PARAM_QUANTUM_MIN_SEGS, "quantum_min_segs",	\
+		      CCA_QUANTUM_MIN_SEGS_DEFAULT)
 
 /* A _ppm parameter in BBR's fixed point (<< BBR_SCALE), rounded to the
  * nearest 1/256 and capped at max. */
@@ -547,27 +577,62 @@ static inline void bbr_set_pacing_rate(struct sock *sk, u32 bw, int gain)
 		sk->sk_pacing_rate = rate;
 }
 
-/* Minimum TSO segments per burst: 1 below 1.2 Mbit/s, else 2. */
-static inline u32 bbr_min_tso_segs_of(struct sock *sk)
+static inline u32 bbr_send_quantum_rule(struct sock *sk)
+{
+	return bbr_u32_param(sk, BBR_PARAM_SEND_QUANTUM, BBR_SEND_QUANTUM_DEFAULT);
+}
+
+/* Linux v1's least TSO burst: 1 segment below 1.2 Mbit/s, else 2. */
+static inline u32 bbr_v1_min_tso_segs(struct sock *sk)
 {
 	return sk->sk_pacing_rate < (BBR_MIN_TSO_RATE >> 3) ? 1 : 2;
 }
 
-/* Packets per TSO burst: ~1 ms of data at the pacing rate (rate >>
- * sk_pacing_shift), within the GSO size limit, at most 127. */
+/* Packets per TSO burst by the send_quantum rule (send_quantum.h; v1's:
+ * ~1 ms of data at the pacing rate, rate >> sk_pacing_shift), within the
+ * GSO size limit, at most 127. */
 static inline u32 bbr_tso_segs_goal(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	u32 rule = bbr_send_quantum_rule(sk);
+	u32 mss = max(tp->mss_cache, 1U);
 	u32 gso = sk->sk_gso_max_size;
-	u32 segs, bytes;
+	u64 bytes = sk->sk_pacing_rate >> sk->sk_pacing_shift;
+	u32 floor = bbr_v1_min_tso_segs(sk);
+	u32 segs;
 
 	if (gso == 0 || gso > GSO_LEGACY_MAX_SIZE)
 		gso = GSO_LEGACY_MAX_SIZE;
-	bytes = (u32)min_t(u64, sk->sk_pacing_rate >> sk->sk_pacing_shift,
-			   gso - 1 - MAX_TCP_HEADER);
-	segs = max_t(u32, bytes / max(tp->mss_cache, 1U),
-		     bbr_min_tso_segs_of(sk));
+	if (rule == CCA_QUANTUM_HALVING) {
+		bytes += cca_halving_allowance_bytes(bbr_ca(sk)->min_rtt_us,
+						     CCA_QUANTUM_HALVING_SHIFT);
+		floor = 2;	/* sysctl_tcp_min_tso_segs */
+	} else if (rule == CCA_QUANTUM_LINEAR) {
+		floor = max(bbr_u32_param(sk, BBR_PARAM_QUANTUM_MIN_SEGS,
+					  CCA_QUANTUM_MIN_SEGS_DEFAULT), 1U);
+		bytes = cca_linear_quantum_bytes(
+			bbr_ca(sk)->min_rtt_us,
+			bbr_u32_param(sk, BBR_PARAM_QUANTUM_RTT_LO_US,
+				      CCA_QUANTUM_RTT_LO_US_DEFAULT),
+			bbr_u32_param(sk, BBR_PARAM_QUANTUM_RTT_HI_US,
+				      CCA_QUANTUM_RTT_HI_US_DEFAULT),
+			bbr_u32_param(sk, BBR_PARAM_QUANTUM_MAX_BYTES,
+				      CCA_QUANTUM_MAX_BYTES_DEFAULT),
+			floor * mss);
+	}
+	bytes = min_t(u64, bytes, gso - 1 - MAX_TCP_HEADER);
+	segs = max_t(u32, (u32)bytes / mss, floor);
 	return min(segs, 0x7FU);
+}
+
+/* min_tso_segs: v1's, or under another rule the whole quantum, which the
+ * stack's tcp_tso_autosize() then takes as its floor (as bbr3.c does for
+ * v3's tso_segs op). */
+static inline u32 bbr_min_tso_segs_of(struct sock *sk)
+{
+	if (bbr_send_quantum_rule(sk) == CCA_QUANTUM_RATE)
+		return bbr_v1_min_tso_segs(sk);
+	return bbr_tso_segs_goal(sk);
 }
 
 /* Remember the cwnd to return to after recovery or ProbeRTT: the current

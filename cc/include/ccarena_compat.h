@@ -392,8 +392,9 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
  */
 /* The most parameters one algorithm may have: the size of the BPF override
  * array (cca_params) and the limit CCA_PARAMS checks. The one definition:
- * python/ccarena/kernel/build.py reads it from this line. BBRv3 needs ~30. */
-#define CCA_MAX_PARAMS 32
+ * python/ccarena/kernel/build.py reads it from this line. BBRv3 with the
+ * send quantum's parameters has 33. */
+#define CCA_MAX_PARAMS 40
 
 /*
  * One row of an algorithm's parameter table (native export only). The name

@@ -497,7 +497,9 @@ def resolve(
     params_human: dict[int, dict[str, Any]] = {}
     for i, flow in enumerate(model.flow):
         path = f"flow[{i}]"
-        if flow.cc not in known:
+        # C identifiers name the algorithms; "bbr3-tuned" is read as "bbr3_tuned".
+        cc = flow.cc.replace("-", "_")
+        if cc not in known:
             raise ScenarioError(f"{path}.cc", f"unknown congestion control '{flow.cc}' (known: {', '.join(known)})")
         rtt_ns = _unit(f"{path}.rtt", units.parse_time, flow.rtt)
         _at_most(f"{path}.rtt", flow.rtt, rtt_ns, limits["max_rtt_ns"], units.format_time)
@@ -511,7 +513,7 @@ def resolve(
                 raise ScenarioError(f"{path}.stop", "after the end of the run (leave stop out to send to the end)")
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
-        params, params_human[i] = _resolve_params(flow.cc, flow.params, f"{path}.params")
+        params, params_human[i] = _resolve_params(cc, flow.params, f"{path}.params")
         rtt_schedule = _resolve_schedule(
             flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns,
             what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,
@@ -520,7 +522,7 @@ def resolve(
             _at_most(f"{path}.rtt_schedule[{j}].rtt", flow.rtt_schedule[j].rtt, change["rtt_ns"],
                      limits["max_rtt_ns"], units.format_time)
         entry = {
-            "cc": flow.cc,
+            "cc": cc,
             "rtt_ns": rtt_ns,
             "start_ns": start_ns,
             "stop_ns": stop_ns,

@@ -1,0 +1,80 @@
+"""The RTT-fairness fixes of issue 14 other than BBRv3 itself: the blog's
+tuning (pacing margin, linear send quantum; bbr_tuned / bbr3_tuned) and
+DA-BBR, on the simulator. 100 Mbit/s, a 2-BDP buffer (of the longer
+RTT), 120 s measured from 30 s, seeds 1-3.
+
+Measured (the share of the shorter flow, seeds 1-3):
+
+    pair          bbr    bbr_tuned  bbr3   bbr3_tuned  da_bbr
+    10 / 50 ms    7.5%   40.1%      10.6%  30.2-30.8%  24.4%
+    50 / 250 ms   5.1%   30.1%      26.5%  27.5-29.1%  17.6%
+
+The blog's targets for tuned BBRv3 (issue 14: >= 40% and >= 35%) are not
+reached; the margin alone moves little (bbr3 with 7%: 11.0-14.2% at 10 /
+50 ms), the linear quantum most (bbr3 with it alone: 27.6-27.8%). The
+tests pin what the code does: each fix lifts the shorter flow well above
+its base algorithm, utilisation stays >= 90%.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import ccarena
+from ccarena import load_scenario
+
+pytestmark = pytest.mark.behaviour
+
+
+def pair(cc: str, short: str, long_: str, seed: int = 1, **params) -> dict:
+    doc = {"duration": "120s", "seed": seed, "measure": {"from": "30s"},
+           "bottleneck": {"rate": "100Mbit", "buffer": "2BDP"},
+           "flow": [{"cc": cc, "rtt": rtt, **({"params": params} if params else {})} for rtt in (short, long_)]}
+    return ccarena.run(doc).summary
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_tuned_bbr3_lifts_the_short_flow(seed):
+    base = pair("bbr3", "10ms", "50ms", seed)
+    tuned = pair("bbr3-tuned", "10ms", "50ms", seed)
+    far = pair("bbr3_tuned", "50ms", "250ms", seed)
+    assert tuned["flows"][0]["share"] >= 0.27 and tuned["flows"][0]["share"] >= 2 * base["flows"][0]["share"]
+    assert far["flows"][0]["share"] >= 0.25
+    assert tuned["utilization"] >= 0.90 and far["utilization"] >= 0.90
+
+
+def test_untuned_bbr3_in_a_deep_buffer_still_favours_the_long_flow():
+    assert pair("bbr3", "10ms", "50ms")["flows"][0]["share"] < 0.2
+
+
+def test_tuned_bbr_and_da_bbr_lift_the_short_flow_over_bbr():
+    base = pair("bbr", "10ms", "50ms")["flows"][0]["share"]
+    assert pair("bbr_tuned", "10ms", "50ms")["flows"][0]["share"] >= max(0.3, 3 * base)
+    assert pair("da_bbr", "10ms", "50ms")["flows"][0]["share"] >= max(0.2, 2 * base)
+
+
+def test_the_tuning_is_a_parameter_of_every_bbr_and_bbr3_flow():
+    # The variants only change defaults: bbr with the same parameters is
+    # bbr_tuned, to the byte.
+    tuned = pair("bbr_tuned", "10ms", "50ms")
+    by_params = pair("bbr", "10ms", "50ms", pacing_margin=0.07, send_quantum=2)
+    assert tuned["flows"][0]["goodput_mbps"] == by_params["flows"][0]["goodput_mbps"]
+    cfg = load_scenario({"duration": "10s", "bottleneck": {"rate": "10Mbit", "buffer": "1BDP"},
+                         "flow": [{"cc": "bbr3-tuned", "rtt": "10ms"}]}).config
+    assert cfg["flows"][0]["cc"] == "bbr3_tuned"
+
+
+def test_the_linear_quantum_shrinks_the_cwnd_budget_with_rtt():
+    # One BBR flow at 10 Mbit/s (a 2-MB buffer: no loss), where v1's rate
+    # rule gives the 2-segment floor: the linear rule adds 3 bursts of
+    # 64 KB (45 segments) to the cwnd at 10 ms (median cwnd 156 vs 30), and
+    # nothing at 400 ms (2 segments, the floor: 674 both).
+    def median_cwnd(rtt_ms: int, rule: int) -> float:
+        doc = {"duration": "60s", "measure": {"from": "30s"},
+               "bottleneck": {"rate": "10Mbit", "buffer": "2MB"},
+               "flow": [{"cc": "bbr", "rtt": f"{rtt_ms}ms", "params": {"send_quantum": rule}}]}
+        ts = ccarena.run(doc).timeseries
+        cwnd = sorted(c for t, c in zip(ts.column("t_s").to_pylist(), ts.column("cwnd").to_pylist()) if t >= 30)
+        return cwnd[len(cwnd) // 2]
+    assert median_cwnd(10, 2) - median_cwnd(10, 0) == pytest.approx(3 * (45 - 2), abs=8)
+    assert abs(median_cwnd(400, 2) - median_cwnd(400, 0)) <= 6
