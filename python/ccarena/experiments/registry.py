@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from ..errors import ScenarioError
-from . import bbq, bbr, cws, hock
+from . import bbq, bbr, blog, cws, hock
 from .framework import Experiment, Paper
 
 #: The paper packages.
@@ -17,6 +17,7 @@ PACKAGES: tuple[ModuleType, ...] = (
     cws,
     bbr,
     hock,
+    blog,
 )
 
 PAPERS: tuple[Paper, ...] = tuple(pkg.PAPER for pkg in PACKAGES)

@@ -1,0 +1,285 @@
+"""blog-fairness-map: the shorter flow's share over (short RTT, long RTT)
+for BBR, BBRv3, tuned BBRv3, BBQ, DA-BBR and CUBIC, one high-rate row,
+and the same family against CUBIC across buffer sizes.
+
+Blog: L35 "long RTT flows can easily seize more than 90% of the available
+bandwidth for a 5 X ratio in the RTT"; L49 (BBQ and DA-BBR) "offer
+significant improvements in the throughput fairness based on the ratio of
+RTTs but not the absolute difference between the RTTs"; L69 with a 5-10%
+pacing margin "throughput fairness can be observed for ratios as large as
+5 X RTT (e.g., 10ms vs 50ms)"; L83 "when the absolute difference in the
+RTT of competing flows is large (~200ms) and the pacing rate of competing
+flows is high (> 50Mbps), BBR v2 will be biased in favour of the long-RTT
+flows and short-RTT flows will still get a significant share (~50%)";
+Figure 2: "BBRs throughput fairness is both a function of the ratio of
+RTT and the absolute difference in RTTs".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from ... import units
+from .. import compare, variants
+from ..common import finish, half_range, key, markdown_table, mean, runs_of
+from ..figures import Series, heatmaps, sweep
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant, fair_distance
+
+BBR = variants.BBR
+CUBIC = variants.CUBIC
+BBR3 = Variant("bbr3", "bbr3", label="BBRv3")
+BBR3_TUNED = Variant("bbr3_tuned", "bbr3_tuned", label="BBRv3 tuned")
+BBQ = Variant("bbq", "bbq", label="BBQ")
+DA_BBR = Variant("da_bbr", "da_bbr", label="DA-BBR")
+FAMILIES = (BBR, BBR3, BBR3_TUNED, BBQ, DA_BBR, CUBIC)
+#: The tuning's two knobs one at a time (the reason rows use them).
+MARGIN_ONLY = BBR3.derive("bbr3-margin7", {"pacing_margin": 0.07}, label="BBRv3, 7% margin only")
+QUANTUM_ONLY = BBR3.derive("bbr3-linear-quantum", {"send_quantum": 2}, label="BBRv3, linear quantum only")
+
+#: Base RTTs of the grid, ms: 5 to 400 (the blog's range), with the 5x
+#: pairs 5/25, 10/50 and 50/250 (same ratio, growing difference).
+RTTS_MS = (5, 10, 25, 50, 100, 250, 400)
+QUICK_RTTS_MS = (10, 50, 250)
+RATE_MBPS = 100
+RATE = f"{RATE_MBPS}Mbit"
+#: The high-rate row: "pacing rate ... high (> 50Mbps)" (L83) for both
+#: flows of a pair, a 50 ms flow against longer ones.
+HIGH_RATE_MBPS = 500
+HIGH_RATE = f"{HIGH_RATE_MBPS}Mbit"
+HIGH_SHORT_MS = 50
+HIGH_LONG_MS = (100, 250, 400)
+QUICK_HIGH_LONG_MS = (250,)
+#: The blog gives no buffer: 2 BDP of the longer flow, deep enough that
+#: BBR's 2-BDP cwnd, not loss, sets the shares.
+BUFFER_BDP = 2.0
+#: Against CUBIC, both at this RTT, over these buffers (BDP).
+CUBIC_RTT_MS = 40
+BUFFERS_BDP = (0.5, 1.0, 2.0, 4.0, 8.0)
+QUICK_BUFFERS_BDP = (0.5, 2.0)
+DURATION_S = 90.0
+WINDOW_FROM_S = 30.0
+QUICK_WINDOW_FROM_S = 10.0
+#: Telemetry of the tuned 10 vs 50 ms pair (the reason of its row).
+TRACED = ("cwnd", "inflight", "bw_estimate_mbps")
+#: "Seize more than 90%" (L35).
+SEIZE = 0.90
+#: "Fairness ... observed", "a significant share (~50%)": the blog gives
+#: no tolerance; ours: within 10 points of the fair share.
+FAIR_TOLERANCE = 0.10
+
+
+def _rtts(quick: bool) -> tuple[int, ...]:
+    return QUICK_RTTS_MS if quick else RTTS_MS
+
+
+def _duration(quick: bool) -> float:
+    return variants.QUICK_DURATION_S if quick else DURATION_S
+
+
+def _from(quick: bool) -> float:
+    return QUICK_WINDOW_FROM_S if quick else WINDOW_FROM_S
+
+
+def _pair_doc(v: Variant, short: int, long_: int, seed: int, quick: bool, rate: str = RATE) -> dict:
+    d = _duration(quick)
+    return variants.scenario([variants.flow(v, short), variants.flow(v, long_)], seed=seed, duration=d, rate=rate,
+                             buffer=variants.buffer(BUFFER_BDP), window=(_from(quick), d))
+
+
+def pairs(quick: bool) -> list[tuple[int, int]]:
+    return list(combinations(_rtts(quick), 2))
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    specs = []
+    for seed in variants.seeds(quick):
+        for v in FAMILIES:
+            for s, lg in pairs(quick):
+                traced = TRACED if (v is BBR3_TUNED and (s, lg) == (10, 50)) else ()
+                specs.append(RunSpec(key(v.name, seed, rtts=f"{s}-{lg}"), _pair_doc(v, s, lg, seed, quick), traced))
+            for lg in QUICK_HIGH_LONG_MS if quick else HIGH_LONG_MS:
+                specs.append(RunSpec(key(v.name, seed, rtts=f"{HIGH_SHORT_MS}-{lg}", rate="high"),
+                                     _pair_doc(v, HIGH_SHORT_MS, lg, seed, quick, HIGH_RATE)))
+            if v is not CUBIC:
+                for b in QUICK_BUFFERS_BDP if quick else BUFFERS_BDP:
+                    d = _duration(quick)
+                    doc = variants.scenario([variants.flow(v, CUBIC_RTT_MS), variants.flow(CUBIC, CUBIC_RTT_MS)],
+                                            seed=seed, duration=d, rate=RATE, buffer=variants.buffer(b),
+                                            window=(_from(quick), d))
+                    specs.append(RunSpec(key(v.name, seed, vs="cubic", buffer=f"{b:g}"), doc))
+        for v in (MARGIN_ONLY, QUANTUM_ONLY):
+            specs.append(RunSpec(key(v.name, seed, rtts="10-50"), _pair_doc(v, 10, 50, seed, quick)))
+    return specs
+
+
+def _shares(outcomes: Mapping[str, Outcome], v: Variant, seeds, rtts: str, **point) -> list[float]:
+    return [r.share(0) for r in runs_of(outcomes, v.name, seeds, rtts=rtts, **point)]
+
+
+def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
+    seeds = variants.seeds(quick)
+    rtts = _rtts(quick)
+    share = {(v.name, s, lg): _shares(outcomes, v, seeds, f"{s}-{lg}") for v in FAMILIES for s, lg in pairs(quick)}
+    highs = QUICK_HIGH_LONG_MS if quick else HIGH_LONG_MS
+    high = {(v.name, lg): _shares(outcomes, v, seeds, f"{HIGH_SHORT_MS}-{lg}", rate="high")
+            for v in FAMILIES for lg in highs}
+    buffers = QUICK_BUFFERS_BDP if quick else BUFFERS_BDP
+    jain = {(v.name, b): [r.summary["jain"] for r in runs_of(outcomes, v.name, seeds, vs="cubic", buffer=f"{b:g}")]
+            for v in FAMILIES if v is not CUBIC for b in buffers}
+    cubic_share = {(v.name, b): [r.share(1) for r in runs_of(outcomes, v.name, seeds, vs="cubic", buffer=f"{b:g}")]
+                   for v in FAMILIES if v is not CUBIC for b in buffers}
+    ablation = {v.name: _shares(outcomes, v, seeds, "10-50") for v in (MARGIN_ONLY, QUANTUM_ONLY)}
+
+    rep = Report(setup=[
+        f"Two flows of one algorithm with base RTTs short < long from {{{', '.join(map(str, rtts))}}} ms, starting "
+        f"together, {RATE_MBPS} Mbit/s, a {BUFFER_BDP:g}-BDP buffer (of the longer RTT; the blog gives none), "
+        f"{_duration(quick):g} s measured from {_from(quick):g} s; the value is the shorter flow's share. The "
+        f"high-rate row: a {HIGH_SHORT_MS} ms flow against {', '.join(map(str, highs))} ms at {HIGH_RATE_MBPS} "
+        f"Mbit/s. Against CUBIC: one flow of each at {CUBIC_RTT_MS} ms over {', '.join(f'{b:g}' for b in buffers)} "
+        "BDP of buffer, Jain's index.",
+        "BBRv3 tuned is cc/bbr3_tuned.c: a 7% pacing margin (the middle of the blog's 5-10%) and a send quantum "
+        "linear in min RTT from 64 KB at 10 ms to 2 segments at 400 ms (the blog's end points). The blog tuned "
+        "BBRv2; v3 is the v2 line's current release.",
+        f"\"Fairness\" / \"~50%\": within {100 * FAIR_TOLERANCE:g} points of 50% (the blog states no tolerance).",
+    ])
+    for (name, s, lg), xs in share.items():
+        rep.numbers[f"{name}.share.{s}-{lg}ms"] = mean(xs)
+    for (name, lg), xs in high.items():
+        rep.numbers[f"{name}.share_high.{HIGH_SHORT_MS}-{lg}ms"] = mean(xs)
+    for (name, b), xs in jain.items():
+        rep.numbers[f"{name}.jain_vs_cubic.{b:g}bdp"] = mean(xs)
+
+    def pct(xs: list[float]) -> str:
+        return f"{100 * mean(xs):.1f}%"
+
+    # L35: BBR's long flow seizes > 90% at a 5x ratio.
+    five_x = [(s, lg) for s, lg in pairs(quick) if lg == 5 * s]
+    longs = {p: [1 - x for x in share[(BBR.name, *p)]] for p in five_x}
+    if five_x:
+        worst = min(five_x, key=lambda p: mean(longs[p]))
+        rep.comparisons.append(compare.bound(
+            "BBR, 5x RTT ratio: the long flow's share", "\"long RTT flows can easily seize more than 90% ... for a "
+            "5 X ratio in the RTT\" (L35)", [mean(longs[p]) for p in five_x], SEIZE, below=False,
+            where=f"{worst[0]} vs {worst[1]} ms", spread_text=compare.spread([100 * x for x in longs[worst]], ".1f"),
+            reason="; ".join(f"{s} vs {lg} ms: {pct(longs[(s, lg)])}" for s, lg in five_x)
+            + ": the shorter flow's cwnd (2 BDP of its own RTT) is what bounds it."))
+    # Figure 2: a function of the ratio and of the absolute difference.
+    if len(five_x) >= 2:
+        means = [mean(share[(BBR.name, *p)]) for p in five_x]
+        noise = max(half_range(share[(BBR.name, *p)]) for p in five_x)
+        rep.comparisons.append(compare.claim(
+            "BBR at one ratio (5x), growing difference", "\"fairness is both a function of the ratio of RTT and the "
+            "absolute difference in RTTs\" (Figure 2)",
+            ", ".join(f"{s}/{lg} ms: {100 * m:.1f}%" for (s, lg), m in zip(five_x, means)),
+            max(means) - min(means) > 2 * noise,
+            spread_text=f"largest seed half-range {100 * noise:.1f} pts",
+            reason=f"the shares at one ratio differ by {100 * (max(means) - min(means)):.1f} points, less than twice "
+                   f"the seeds' half-range ({100 * noise:.1f})."))
+    # L49: BBQ and DA-BBR: better by the ratio, not by the difference.
+    if (10, 50) in pairs(quick) and (50, 250) in pairs(quick):
+        for v in (BBQ, DA_BBR):
+            near, far = share[(v.name, 10, 50)], share[(v.name, 50, 250)]
+            b_near, b_far = share[(BBR.name, 10, 50)], share[(BBR.name, 50, 250)]
+            fairer = fair_distance(mean(near)) < fair_distance(mean(b_near)) and \
+                fair_distance(mean(far)) < fair_distance(mean(b_far))
+            not_difference = fair_distance(mean(far)) > fair_distance(mean(near)) + half_range(far) + half_range(near)
+            rep.comparisons.append(compare.claim(
+                f"{v.label}: fairer than BBR, less so at a larger difference",
+                "\"significant improvements ... based on the ratio of RTTs but not the absolute difference\" (L49)",
+                f"10/50 ms: {pct(near)} (BBR {pct(b_near)}); 50/250 ms: {pct(far)} (BBR {pct(b_far)})",
+                fairer and not_difference,
+                spread_text=f"{compare.spread([100 * x for x in near], '.1f')}; {compare.spread([100 * x for x in far], '.1f')}",
+                reason=("fairer than BBR at both" if fairer else "not fairer than BBR at both pairs")
+                + (", and further from 50% at 50/250 ms" if not_difference else
+                   ", but not further from 50% at 50/250 ms than at 10/50 beyond the seeds' spread") + "."))
+    # L69: the tuning makes 10 vs 50 ms fair.
+    if (10, 50) in pairs(quick):
+        tuned = share[(BBR3_TUNED.name, 10, 50)]
+        traced = runs_of(outcomes, BBR3_TUNED.name, seeds, rtts="10-50")
+        lo = _from(quick)
+        cwnd = [mean([float(np.median(r.flow["cwnd"][i][r.t_s > lo])) for r in traced]) for i in (0, 1)]
+        # Each flow's own BDP as its bandwidth estimate makes it, packets.
+        bdp = [mean([float(np.median(r.flow["bw_estimate_mbps"][i][r.t_s > lo])) * 1e6 / 8 * rtt / 1e3
+                     / units.MSS_BYTES for r in traced]) for i, rtt in ((0, 10), (1, 50))]
+        rep.comparisons.append(compare.claim(
+            "BBRv3 tuned, 10 vs 50 ms: the 10 ms flow's share", "\"throughput fairness can be observed for ratios as "
+            "large as 5 X RTT (e.g., 10ms vs 50ms)\" (L69)", pct(tuned),
+            abs(mean(tuned) - 0.5) <= FAIR_TOLERANCE + half_range(tuned),
+            spread_text=compare.spread([100 * x for x in tuned], ".1f"),
+            reason=f"untuned BBRv3 {pct(share[(BBR3.name, 10, 50)])}; of the two knobs the linear quantum does the "
+                   f"work ({pct(ablation[QUANTUM_ONLY.name])} with it alone) and the 7% margin little "
+                   f"({pct(ablation[MARGIN_ONLY.name])} alone); together {pct(tuned)}. Median cwnd {cwnd[0]:.0f} "
+                   f"packets for the 10 ms flow, {cwnd[0] / bdp[0]:.2f} of its own BDP ({bdp[0]:.0f}: its bandwidth "
+                   f"estimate x 10 ms), against {cwnd[1]:.0f} for the 50 ms flow, {cwnd[1] / bdp[1]:.2f} of its own "
+                   f"({bdp[1]:.0f}): each holds about the same multiple of its own BDP, so the longer flow keeps "
+                   f"{cwnd[1] / cwnd[0]:.1f}x the window (the queue is shared, so windows set the shares)."))
+    # L83: at a high rate and ~200 ms difference, biased to the long flow, short still ~50%.
+    if 250 in highs:
+        xs = high[(BBR3_TUNED.name, 250)]
+        biased = mean(xs) < 0.5
+        significant = mean(xs) >= 0.5 - FAIR_TOLERANCE - half_range(xs)
+        rep.comparisons.append(compare.claim(
+            f"BBRv3 tuned, {HIGH_SHORT_MS} vs 250 ms at {HIGH_RATE_MBPS} Mbit/s: the short flow's share",
+            "\"biased in favour of the long-RTT flows and short-RTT flows will still get a significant share (~50%)\" "
+            "(L83)", pct(xs), biased and significant, spread_text=compare.spread([100 * x for x in xs], ".1f"),
+            reason=("below 50%" if biased else "not below 50%") + (" and" if significant else " but not")
+            + f" within {100 * FAIR_TOLERANCE:g} points of it; the same pair at {RATE_MBPS} Mbit/s: "
+            + (pct(share[(BBR3_TUNED.name, 50, 250)]) if (50, 250) in pairs(quick) else "n/a")
+            + f"; untuned BBRv3 at {HIGH_RATE_MBPS} Mbit/s: {pct(high[(BBR3.name, 250)])}, so at this rate the "
+            + ("tuning lifts" if mean(xs) > mean(high[(BBR3.name, 250)]) else "tuning does not lift")
+            + " the short flow."))
+    for v in FAMILIES:
+        if v is CUBIC:
+            continue
+        rep.comparisons.append(compare.ours_only(
+            f"{v.label} vs CUBIC ({CUBIC_RTT_MS} ms): Jain over {', '.join(f'{b:g}' for b in buffers)} BDP",
+            ", ".join(f"{mean(jain[(v.name, b)]):.2f}" for b in buffers),
+            note="the blog did not test its tuning against CUBIC (L97); CUBIC's share "
+                 + ", ".join(pct(cubic_share[(v.name, b)]) for b in buffers) + "."))
+
+    grid = {v.name: np.full((len(rtts), len(rtts)), np.nan) for v in FAMILIES}
+    for (name, s, lg), xs in share.items():
+        grid[name][rtts.index(s), rtts.index(lg)] = 100 * mean(xs)
+    rep.sections.append(("The shorter flow's share (mean over seeds), %", markdown_table(
+        ["algorithm"] + [f"{s}/{lg}" for s, lg in pairs(quick)],
+        [[v.label] + [f"{100 * mean(share[(v.name, s, lg)]):.1f}" for s, lg in pairs(quick)] for v in FAMILIES])))
+    rep.sections.append((f"High rate ({HIGH_RATE_MBPS} Mbit/s): the {HIGH_SHORT_MS} ms flow's share, %", markdown_table(
+        ["algorithm"] + [f"{HIGH_SHORT_MS}/{lg}" for lg in highs],
+        [[v.label] + [f"{100 * mean(high[(v.name, lg)]):.1f}" for lg in highs] for v in FAMILIES])))
+    rep.sections.append((f"Against CUBIC at {CUBIC_RTT_MS} ms: Jain's index", markdown_table(
+        ["algorithm"] + [f"{b:g} BDP" for b in buffers],
+        [[v.label] + [f"{mean(jain[(v.name, b)]):.3f}" for b in buffers] for v in FAMILIES if v is not CUBIC])))
+    if fig_dir is not None:
+        heatmaps(fig_dir / "fairness_map.png", f"The shorter flow's share, {RATE_MBPS} Mbit/s, {BUFFER_BDP:g}-BDP "
+                 "buffer (50% = fair)", rtts, rtts, [(v.label, grid[v.name]) for v in FAMILIES],
+                 row_label="short RTT (ms)", col_label="long RTT (ms)", value_label="short flow's share (%)",
+                 vmin=0.0, vmax=100.0, center=50.0, cmap="RdBu")
+        high_grid = [(v.label, np.array([[100 * mean(high[(v.name, lg)]) for lg in highs]])) for v in FAMILIES]
+        heatmaps(fig_dir / "fairness_high_rate.png", f"The {HIGH_SHORT_MS} ms flow's share at {HIGH_RATE_MBPS} "
+                 "Mbit/s (50% = fair)", [HIGH_SHORT_MS], list(highs), high_grid, row_label="short RTT (ms)",
+                 col_label="long RTT (ms)", value_label="short flow's share (%)", vmin=0.0, vmax=100.0,
+                 center=50.0, cmap="RdBu")
+        sweep(fig_dir / "vs_cubic.png", f"Against CUBIC, both {CUBIC_RTT_MS} ms, {RATE_MBPS} Mbit/s", list(buffers),
+              [Series(v.label, [mean(jain[(v.name, b)]) for b in buffers],
+                      [min(jain[(v.name, b)]) for b in buffers], [max(jain[(v.name, b)]) for b in buffers])
+               for v in FAMILIES if v is not CUBIC],
+              xlabel="buffer (BDP)", ylabel="Jain's index", logx=True, ylim=(0.5, 1.0))
+        rep.figures += [Figure("fairness_map.png", "the shorter flow's share over (short RTT, long RTT), one colour "
+                               "scale for all six algorithms; blue: the short flow gets more than half"),
+                        Figure("fairness_high_rate.png", "the high-rate row"),
+                        Figure("vs_cubic.png", "Jain's index against CUBIC over buffer sizes (seed range as bars)")]
+    return finish(rep, quick)
+
+
+EXPERIMENT = Experiment(
+    name="blog-fairness-map",
+    figure="Figure 2, L35-L83",
+    summary="the shorter flow's share over (short RTT, long RTT) for BBR, BBRv3, tuned BBRv3, BBQ, DA-BBR, CUBIC; "
+            "a 500 Mbit/s row; each against CUBIC over 0.5-8 BDP",
+    runs=runs,
+    analyse=analyse,
+)

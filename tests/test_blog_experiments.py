@@ -1,0 +1,44 @@
+"""The RTT-tuning blog's experiment (`ccarena reproduce blog-fairness-map`):
+a --quick run writes a complete report with the heat maps, and the grid
+holds the claims the simulator reaches (quick: one seed, 30 s; the full
+run's 5-seed numbers are in docs/experiments.md).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ccarena import experiments
+from ccarena.experiments.blog import EXPERIMENTS, PAPER, fairness_map
+from conftest import assert_quick_report, reproduce_quick
+
+
+@pytest.fixture(scope="module")
+def quick_out(tmp_path_factory):
+    return reproduce_quick([fairness_map.EXPERIMENT.name], tmp_path_factory.mktemp("blog"))
+
+
+def test_the_experiment_is_registered():
+    assert PAPER.key == "blog" and [e.name for e in EXPERIMENTS] == ["blog-fairness-map"]
+    assert "blog-fairness-map" in experiments.names()
+
+
+def test_quick_run_writes_a_complete_report_with_its_maps(quick_out):
+    out = quick_out / "blog-fairness-map"
+    assert_quick_report(out)
+    for png in ("fairness_map.png", "fairness_high_rate.png", "vs_cubic.png"):
+        assert (out / png).stat().st_size > 10_000
+
+
+def test_the_grid_orders_the_algorithms_as_measured(quick_out):
+    # Quick, seed 1: the 10 ms flow against 50 ms gets 6.7% under BBR,
+    # 30% under tuned BBRv3, 42% under BBQ, 24% under DA-BBR; CUBIC favours
+    # the short flow (80%).
+    n = json.loads((quick_out / "blog-fairness-map" / "results.json").read_text())["numbers"]
+    share = {cc: n[f"{cc}.share.10-50ms"] for cc in ("bbr", "bbr3", "bbr3_tuned", "bbq", "da_bbr", "cubic")}
+    assert share["bbr"] < 0.15 and share["cubic"] > 0.6
+    assert share["bbr3_tuned"] > 2 * share["bbr"] and share["bbq"] > share["bbr3_tuned"] > share["da_bbr"] > share["bbr"]
+    # Against CUBIC in a shallow buffer BBRv3 is fairer than BBR v1.
+    assert n["bbr3.jain_vs_cubic.0.5bdp"] > n["bbr.jain_vs_cubic.0.5bdp"] + 0.1
