@@ -108,7 +108,8 @@ def test_all_quick_writes_an_index_linking_every_report(tmp_path):
             judged += sum(1 for r in rows if r["agrees"] is not None)
         # One section per paper, with the paper's verdict summary.
         assert f"## {pkg.PAPER.key}: {pkg.PAPER.title}" in index
-        assert f"{agreed} of {judged} judged rows agree over {len(pkg.EXPERIMENTS)} experiments" in index
+        n = len(pkg.EXPERIMENTS)
+        assert f"{agreed} of {judged} judged rows agree over {n} experiment{'s' if n != 1 else ''}" in index
     assert "## bbq: the BBQ paper" in index
     assert re.search(r"total wall time \d+\.\d s", index)
 

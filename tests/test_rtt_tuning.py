@@ -50,7 +50,7 @@ def test_untuned_bbr3_in_a_deep_buffer_still_favours_the_long_flow():
 def test_tuned_bbr_and_da_bbr_lift_the_short_flow_over_bbr():
     base = pair("bbr", "10ms", "50ms")["flows"][0]["share"]
     assert pair("bbr_tuned", "10ms", "50ms")["flows"][0]["share"] >= max(0.3, 3 * base)
-    assert pair("da_bbr", "10ms", "50ms")["flows"][0]["share"] >= max(0.2, 2 * base)
+    assert pair("da_bbr", "10ms", "50ms")["flows"][0]["share"] >= 3 * base  # issue 14: at least 3x (24.4 vs 7.5%)
 
 
 def test_the_tuning_is_a_parameter_of_every_bbr_and_bbr3_flow():
