@@ -289,8 +289,10 @@ def heatmaps(
     center: float | None = None,
     cmap: str = "viridis",
     fmt: str = ".0f",
+    per_row: int | None = None,
 ) -> None:
-    """One heat map per (title, values[rows, cols]) on one colour scale;
+    """One heat map per (title, values[rows, cols]) on one colour scale,
+    ``per_row`` of them in each row of panels (default: all in one);
     NaN cells are left blank; every cell is labelled with its value.
 
     With ``center`` (e.g. the fair share) the scale diverges around it:
@@ -300,10 +302,14 @@ def heatmaps(
     runs into the next panel.
     """
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(maps), figsize=(4.6 * len(maps) + 1.6, 4.6), squeeze=False, sharey=True,
+    ncols = min(per_row or len(maps), len(maps))
+    nrows = -(-len(maps) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols + 1.6, 4.6 * nrows), squeeze=False, sharey=True,
                              layout="constrained")
+    for ax in axes.flat[len(maps):]:
+        ax.set_visible(False)
     image = None
-    for k, (ax, (name, values)) in enumerate(zip(axes[0], maps)):
+    for k, (ax, (name, values)) in enumerate(zip(axes.flat, maps)):
         masked = np.ma.masked_invalid(values)
         image = ax.imshow(masked, origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
         ax.set_xticks(range(len(cols)))
@@ -311,7 +317,7 @@ def heatmaps(
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([f"{r:g}" for r in rows])
         ax.set_xlabel(col_label)
-        if k == 0:
+        if k % ncols == 0:
             ax.set_ylabel(row_label)
         ax.set_title(name, fontsize="medium")
         for i in range(len(rows)):
@@ -323,7 +329,7 @@ def heatmaps(
                         strong = values[i, j] < vmin + 0.55 * (vmax - vmin)
                     ax.text(j, i, format(values[i, j], fmt), ha="center", va="center", fontsize="small",
                             color="white" if strong else "black")
-    bar = fig.colorbar(image, ax=list(axes[0]), label=value_label, shrink=0.9)
+    bar = fig.colorbar(image, ax=list(axes.flat), label=value_label, shrink=0.9)
     if center is not None:
         bar.ax.axhline(center, color="black", linewidth=0.8)
     fig.suptitle(title, fontsize="medium")

@@ -257,12 +257,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         heatmaps(fig_dir / "fairness_map.png", f"The shorter flow's share, {RATE_MBPS} Mbit/s, {BUFFER_BDP:g}-BDP "
                  "buffer (50% = fair)", rtts, rtts, [(v.label, grid[v.name]) for v in FAMILIES],
                  row_label="short RTT (ms)", col_label="long RTT (ms)", value_label="short flow's share (%)",
-                 vmin=0.0, vmax=100.0, center=50.0, cmap="RdBu")
+                 vmin=0.0, vmax=100.0, center=50.0, cmap="RdBu", per_row=3)
         high_grid = [(v.label, np.array([[100 * mean(high[(v.name, lg)]) for lg in highs]])) for v in FAMILIES]
         heatmaps(fig_dir / "fairness_high_rate.png", f"The {HIGH_SHORT_MS} ms flow's share at {HIGH_RATE_MBPS} "
                  "Mbit/s (50% = fair)", [HIGH_SHORT_MS], list(highs), high_grid, row_label="short RTT (ms)",
                  col_label="long RTT (ms)", value_label="short flow's share (%)", vmin=0.0, vmax=100.0,
-                 center=50.0, cmap="RdBu")
+                 center=50.0, cmap="RdBu", per_row=3)
         sweep(fig_dir / "vs_cubic.png", f"Against CUBIC, both {CUBIC_RTT_MS} ms, {RATE_MBPS} Mbit/s", list(buffers),
               [Series(v.label, [mean(jain[(v.name, b)]) for b in buffers],
                       [min(jain[(v.name, b)]) for b in buffers], [max(jain[(v.name, b)]) for b in buffers])
