@@ -173,7 +173,7 @@ static inline bool bbq_first_cut(struct sock *sk)
 
 static inline u32 bbq_alpha_us(struct sock *sk)
 {
-	return bbr_u32_param(sk, BBQ_PARAM_ALPHA_US, BBQ_ALPHA_US_DEFAULT);
+	return cca_u32_param(sk, BBQ_PARAM_ALPHA_US, BBQ_ALPHA_US_DEFAULT);
 }
 
 /* Is an RTT of rtt_us at or above (1 + beta) * min_rtt? In u64 without a

@@ -208,7 +208,7 @@ static inline bool cws_recover_or_restore(struct sock *sk,
 	struct bbr *bbr = bbr_ca(sk);
 	u8 prev_state = bbr->prev_ca_state, state = inet_csk(sk)->icsk_ca_state;
 	u32 cwnd = tcp_snd_cwnd(tp);
-	u32 min_target = bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
 	if (rs->losses > 0)	/* Linux's: lost packets come off cwnd */

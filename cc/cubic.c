@@ -131,11 +131,6 @@ static inline struct bictcp *cubic_ca(const struct sock *sk)
 	return (struct bictcp *)inet_csk_ca(sk);
 }
 
-static inline u32 cubic_param(struct sock *sk, u32 index, u32 dflt)
-{
-	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
-}
-
 /* beta in 1/BICTCP_BETA_SCALE from its ppm parameter, rounded to nearest;
  * below 1.0 so that 1 - beta never vanishes. */
 static inline u32 cubic_beta(struct sock *sk)
@@ -236,8 +231,8 @@ static inline void cubic_update(struct sock *sk, u32 cwnd, u32 acked)
 {
 	struct bictcp *ca = cubic_ca(sk);
 	u32 now = cubic_clock_ms(sk);
-	u32 bic_scale = cubic_param(sk, CUBIC_PARAM_BIC_SCALE,
-				    CUBIC_BIC_SCALE_DEFAULT);
+	u32 bic_scale = cca_u32_param(sk, CUBIC_PARAM_BIC_SCALE,
+				      CUBIC_BIC_SCALE_DEFAULT);
 	u32 beta = cubic_beta(sk);
 	u32 delta, bic_target, max_cnt;
 	u64 offs, t;
@@ -307,8 +302,8 @@ static inline void cubic_update(struct sock *sk, u32 cwnd, u32 acked)
 
 	/* TCP friendliness: Reno's AIMD with alpha = 3(1-beta)/(1+beta) grows
 	 * by 1 per cwnd / alpha acks; beta_scale = 8 * 3(1+beta)/(1-beta)/3. */
-	if (cubic_param(sk, CUBIC_PARAM_TCP_FRIENDLINESS,
-			CUBIC_TCP_FRIENDLINESS_DEFAULT)) {
+	if (cca_u32_param(sk, CUBIC_PARAM_TCP_FRIENDLINESS,
+			  CUBIC_TCP_FRIENDLINESS_DEFAULT)) {
 		u32 beta_scale = 8 * (BICTCP_BETA_SCALE + beta) / 3 /
 				 max(BICTCP_BETA_SCALE - min(beta, 1023U), 1U);
 
@@ -354,16 +349,16 @@ static inline void cubic_hystart_update(struct sock *sk, u32 delay)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bictcp *ca = cubic_ca(sk);
-	u32 detect = cubic_param(sk, CUBIC_PARAM_HYSTART_DETECT,
-				 CUBIC_HYSTART_DETECT_DEFAULT);
+	u32 detect = cca_u32_param(sk, CUBIC_PARAM_HYSTART_DETECT,
+				   CUBIC_HYSTART_DETECT_DEFAULT);
 	u32 threshold;
 
 	if (after(tp->snd_una, ca->end_seq))
 		cubic_hystart_reset(sk);
 
 	/* HyStart triggers only when cwnd is larger than some threshold. */
-	if (tcp_snd_cwnd(tp) < cubic_param(sk, CUBIC_PARAM_HYSTART_LOW_WINDOW,
-					   CUBIC_HYSTART_LOW_WINDOW_DEFAULT))
+	if (tcp_snd_cwnd(tp) < cca_u32_param(sk, CUBIC_PARAM_HYSTART_LOW_WINDOW,
+					     CUBIC_HYSTART_LOW_WINDOW_DEFAULT))
 		return;
 
 	if (detect & HYSTART_ACK_TRAIN) {
@@ -371,8 +366,8 @@ static inline void cubic_hystart_update(struct sock *sk, u32 delay)
 
 		/* ACK train: consecutive ACKs closely spaced. */
 		if ((s32)(now - ca->last_ack) <=
-		    (s32)cubic_param(sk, CUBIC_PARAM_HYSTART_ACK_DELTA_US,
-				     CUBIC_HYSTART_ACK_DELTA_US_DEFAULT)) {
+		    (s32)cca_u32_param(sk, CUBIC_PARAM_HYSTART_ACK_DELTA_US,
+				       CUBIC_HYSTART_ACK_DELTA_US_DEFAULT)) {
 			ca->last_ack = now;
 
 			threshold = ca->delay_min + cubic_hystart_ack_delay(sk);
@@ -407,10 +402,10 @@ static inline void cubic_hystart_update(struct sock *sk, u32 delay)
 CCA_CB(void, cubic_init, struct sock *sk)
 {
 	struct bictcp *ca = cubic_ca(sk);
-	u32 hystart = cubic_param(sk, CUBIC_PARAM_HYSTART,
-				  CUBIC_HYSTART_DEFAULT);
-	u32 initial_ssthresh = cubic_param(sk, CUBIC_PARAM_INITIAL_SSTHRESH,
-					   CUBIC_INITIAL_SSTHRESH_DEFAULT);
+	u32 hystart = cca_u32_param(sk, CUBIC_PARAM_HYSTART,
+				    CUBIC_HYSTART_DEFAULT);
+	u32 initial_ssthresh = cca_u32_param(sk, CUBIC_PARAM_INITIAL_SSTHRESH,
+					     CUBIC_INITIAL_SSTHRESH_DEFAULT);
 
 	cubic_reset(ca);
 	ca->last_ack_ms = 0;
@@ -469,8 +464,8 @@ CCA_CB(u32, cubic_recalc_ssthresh, struct sock *sk)
 
 	/* W_max, with fast convergence: release more if W_max fell. */
 	if (cwnd < ca->last_max_cwnd &&
-	    cubic_param(sk, CUBIC_PARAM_FAST_CONVERGENCE,
-			CUBIC_FAST_CONVERGENCE_DEFAULT))
+	    cca_u32_param(sk, CUBIC_PARAM_FAST_CONVERGENCE,
+			  CUBIC_FAST_CONVERGENCE_DEFAULT))
 		ca->last_max_cwnd = (cwnd * (BICTCP_BETA_SCALE + beta)) /
 				    (2 * BICTCP_BETA_SCALE);
 	else
@@ -513,7 +508,7 @@ CCA_CB(void, cubic_acked, struct sock *sk, const struct ack_sample *sample)
 		ca->delay_min = delay;
 
 	if (!ca->found && tcp_in_slow_start(tp) &&
-	    cubic_param(sk, CUBIC_PARAM_HYSTART, CUBIC_HYSTART_DEFAULT))
+	    cca_u32_param(sk, CUBIC_PARAM_HYSTART, CUBIC_HYSTART_DEFAULT))
 		cubic_hystart_update(sk, delay);
 }
 

@@ -129,7 +129,7 @@ static inline u32 da_probe_rtt_cwnd(struct sock *sk)
 {
 	u64 divisor = CCA_PARAM(sk, DA_PARAM_PROBE_RTT_DIVISOR,
 				DA_PROBE_RTT_DIVISOR_DEFAULT);
-	u32 min_target = bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
 	return max(bbr_ca(sk)->prior_cwnd /
@@ -155,7 +155,7 @@ static inline bool da_recover_or_restore(struct sock *sk,
 	struct bbr *bbr = bbr_ca(sk);
 	u8 state = inet_csk(sk)->icsk_ca_state;
 	u32 cwnd = tcp_snd_cwnd(tp);
-	u32 min_target = bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
 	if (rs->losses > 0)

@@ -563,37 +563,19 @@ static inline void bbr3_set_pacing_rate(struct sock *sk, u32 bw, u32 gain)
 static inline u32 bbr3_tso_segs_generic(struct sock *sk, u32 mss_now,
 					u32 gso_max_size)
 {
-	u32 rule = bbr3_u32_param(sk, BBR3_PARAM_SEND_QUANTUM,
-				  BBR3_SEND_QUANTUM_DEFAULT);
-	u64 bytes = sk->sk_pacing_rate >> sk->sk_pacing_shift;
 	u32 floor = BBR3_MIN_TSO_SEGS;
-	u32 r, cap;
+	u64 bytes;
 
 	mss_now = max(mss_now, 1U);
-	if (rule == CCA_QUANTUM_HALVING) {
-		bytes += cca_halving_allowance_bytes(
-			bbr3_ca(sk)->min_rtt_us,
-			bbr3_u32_param(sk, BBR3_PARAM_TSO_RTT_SHIFT,
-				       BBR3_TSO_RTT_SHIFT_DEFAULT));
-	} else if (rule == CCA_QUANTUM_LINEAR) {
-		/* The RTT-tuning blog: a linear function of RTT alone. */
-		floor = max(bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_MIN_SEGS,
-					   CCA_QUANTUM_MIN_SEGS_DEFAULT), 1U);
-		bytes = cca_linear_quantum_bytes(
-			bbr3_ca(sk)->min_rtt_us,
-			bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_RTT_LO_US,
-				       CCA_QUANTUM_RTT_LO_US_DEFAULT),
-			bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_RTT_HI_US,
-				       CCA_QUANTUM_RTT_HI_US_DEFAULT),
-			bbr3_u32_param(sk, BBR3_PARAM_QUANTUM_MAX_BYTES,
-				       CCA_QUANTUM_MAX_BYTES_DEFAULT),
-			floor * mss_now);
-	}
+	bytes = cca_send_quantum_bytes(
+		sk, BBR3_PARAM_SEND_QUANTUM, BBR3_SEND_QUANTUM_DEFAULT,
+		bbr3_ca(sk)->min_rtt_us, mss_now,
+		cca_u32_param(sk, BBR3_PARAM_TSO_RTT_SHIFT,
+			      BBR3_TSO_RTT_SHIFT_DEFAULT), &floor);
 	if (gso_max_size <= MAX_TCP_HEADER + 1)	/* unset: Linux's 64 KB */
 		gso_max_size = GSO_LEGACY_MAX_SIZE;
-	cap = gso_max_size - 1 - MAX_TCP_HEADER;
-	r = (u32)min_t(u64, bytes, cap);
-	return max_t(u32, r / mss_now, floor);
+	bytes = min_t(u64, bytes, gso_max_size - 1 - MAX_TCP_HEADER);
+	return max_t(u32, (u32)bytes / mss_now, floor);
 }
 
 /* The burst the quantisation budget plans for: 64 KB GSO, mss_cache. */
@@ -892,8 +874,8 @@ static inline void bbr3_check_ecn_too_high_in_startup(struct sock *sk,
 						      u32 ce_ratio)
 {
 	struct bbr3 *bbr = bbr3_ca(sk);
-	u32 full_ecn_cnt = bbr3_u32_param(sk, BBR3_PARAM_FULL_ECN_CNT,
-					  BBR3_FULL_ECN_CNT_DEFAULT);
+	u32 full_ecn_cnt = cca_u32_param(sk, BBR3_PARAM_FULL_ECN_CNT,
+					 BBR3_FULL_ECN_CNT_DEFAULT);
 	u32 thresh = bbr3_ecn_thresh(sk);
 
 	if (bbr3_full_bw_reached(sk) || !bbr->ecn_eligible ||
@@ -915,8 +897,8 @@ static inline void bbr3_update_ecn_alpha(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bbr3 *bbr = bbr3_ca(sk);
-	u32 max_rtt = bbr3_u32_param(sk, BBR3_PARAM_ECN_MAX_RTT_US,
-				     BBR3_ECN_MAX_RTT_US_DEFAULT);
+	u32 max_rtt = cca_u32_param(sk, BBR3_PARAM_ECN_MAX_RTT_US,
+				    BBR3_ECN_MAX_RTT_US_DEFAULT);
 	u32 gain = bbr3_fraction_param(sk, BBR3_PARAM_ECN_ALPHA_GAIN_PPM,
 				       BBR3_ECN_ALPHA_GAIN_PPM_DEFAULT);
 	s32 delivered, delivered_ce;
@@ -1246,7 +1228,7 @@ static inline void bbr3_update_congestion_signals(
  */
 static inline bool bbr3_is_reno_coexistence_probe_time(struct sock *sk)
 {
-	u32 rounds = min_t(u32, bbr3_u32_param(sk,
+	u32 rounds = min_t(u32, cca_u32_param(sk,
 					BBR3_PARAM_BW_PROBE_MAX_ROUNDS,
 					BBR3_BW_PROBE_MAX_ROUNDS_DEFAULT),
 			   bbr3_target_inflight(sk));
@@ -1265,9 +1247,9 @@ static inline void bbr3_pick_probe_wait(struct sock *sk)
 	bbr->rounds_since_probe =
 		cca_get_random_u32_below(sk, BBR3_BW_PROBE_RAND_ROUNDS);
 	bbr->probe_wait_us =
-		bbr3_u32_param(sk, BBR3_PARAM_BW_PROBE_BASE_US,
-			       BBR3_BW_PROBE_BASE_US_DEFAULT) +
-		cca_get_random_u32_below(sk, bbr3_u32_param(sk,
+		cca_u32_param(sk, BBR3_PARAM_BW_PROBE_BASE_US,
+			      BBR3_BW_PROBE_BASE_US_DEFAULT) +
+		cca_get_random_u32_below(sk, cca_u32_param(sk,
 					 BBR3_PARAM_BW_PROBE_RAND_US,
 					 BBR3_BW_PROBE_RAND_US_DEFAULT));
 }
@@ -1578,12 +1560,12 @@ static inline void bbr3_update_min_rtt(struct sock *sk,
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bbr3 *bbr = bbr3_ca(sk);
-	u32 probe_rtt_win_ms = bbr3_ms_param(sk, BBR3_PARAM_PROBE_RTT_WIN_US,
-					     BBR3_PROBE_RTT_WIN_US_DEFAULT);
-	u32 min_rtt_win_ms = bbr3_ms_param(sk, BBR3_PARAM_MIN_RTT_WIN_US,
-					   BBR3_MIN_RTT_WIN_US_DEFAULT);
-	u32 probe_rtt_ms = bbr3_ms_param(sk, BBR3_PARAM_PROBE_RTT_MODE_US,
-					 BBR3_PROBE_RTT_MODE_US_DEFAULT);
+	u32 probe_rtt_win_ms = cca_ms_param(sk, BBR3_PARAM_PROBE_RTT_WIN_US,
+					    BBR3_PROBE_RTT_WIN_US_DEFAULT);
+	u32 min_rtt_win_ms = cca_ms_param(sk, BBR3_PARAM_MIN_RTT_WIN_US,
+					  BBR3_MIN_RTT_WIN_US_DEFAULT);
+	u32 probe_rtt_ms = cca_ms_param(sk, BBR3_PARAM_PROBE_RTT_MODE_US,
+					BBR3_PROBE_RTT_MODE_US_DEFAULT);
 	u32 now = cca_now_ms(sk);
 	bool probe_rtt_expired, min_rtt_expired;
 
@@ -1688,8 +1670,8 @@ static inline void bbr3_check_loss_too_high_in_startup(
 	const struct bbr3_sample *s)
 {
 	struct bbr3 *bbr = bbr3_ca(sk);
-	u32 full_loss_cnt = bbr3_u32_param(sk, BBR3_PARAM_FULL_LOSS_CNT,
-					   BBR3_FULL_LOSS_CNT_DEFAULT);
+	u32 full_loss_cnt = cca_u32_param(sk, BBR3_PARAM_FULL_LOSS_CNT,
+					  BBR3_FULL_LOSS_CNT_DEFAULT);
 
 	if (bbr3_full_bw_reached(sk))
 		return;

@@ -17,7 +17,7 @@
 #define BBR_UNIT (1 << BBR_SCALE)
 #endif
 
-#define BBR3_PPM 1000000U	/* 1.0 in a _ppm parameter */
+#define BBR3_PPM CCA_PPM	/* 1.0 in a _ppm parameter */
 
 /*
  * The table's units (every cc/ table's convention, docs/algorithms.md): a
@@ -112,6 +112,8 @@ enum bbr3_param {
 	BBR3_PARAM_QUANTUM_MIN_SEGS,
 	BBR3_PARAM_COUNT
 };
+_Static_assert(BBR3_PARAM_QUANTUM_MIN_SEGS == BBR3_PARAM_SEND_QUANTUM + 4,
+	       "cca_send_quantum_bytes() reads the five quantum rows in order");
 
 #define BBR3_STARTUP_PACING_GAIN_PPM_DEFAULT 2773438	/* 710/256 */
 #define BBR3_STARTUP_CWND_GAIN_PPM_DEFAULT 2000000	/* 512/256 */
@@ -231,11 +233,7 @@ enum bbr3_param {
 static inline u32 bbr3_ratio_param(struct sock *sk, u32 index, u64 dflt_ppm,
 				   u32 max)
 {
-	u64 ppm = min_t(u64, CCA_PARAM(sk, index, dflt_ppm),
-			(u64)max * BBR3_PPM);
-
-	return (u32)min_t(u64, div_u64(ppm * BBR_UNIT + BBR3_PPM / 2,
-				       BBR3_PPM), max);
+	return cca_ratio_param(sk, index, dflt_ppm, BBR_UNIT, max);
 }
 
 /* A gain, at most what the 10-bit gain fields hold (1023/256). */
@@ -251,25 +249,10 @@ static inline u32 bbr3_fraction_param(struct sock *sk, u32 index,
 	return bbr3_ratio_param(sk, index, dflt_ppm, BBR_UNIT);
 }
 
-/* A _us parameter as ms ("jiffies"), rounded up so that only 0 is 0, and
- * capped where after()/before() on ms stamps still order correctly. */
-static inline u32 bbr3_ms_param(struct sock *sk, u32 index, u64 dflt_us)
-{
-	u64 us = min_t(u64, CCA_PARAM(sk, index, dflt_us),
-		       0x3fffffffULL * USEC_PER_MSEC);
-
-	return (u32)div_u64(us + USEC_PER_MSEC - 1, USEC_PER_MSEC);
-}
-
-static inline u32 bbr3_u32_param(struct sock *sk, u32 index, u64 dflt)
-{
-	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
-}
-
 static inline u32 bbr3_cwnd_min_target(struct sock *sk)
 {
-	return bbr3_u32_param(sk, BBR3_PARAM_CWND_MIN_TARGET,
-			      BBR3_CWND_MIN_TARGET_DEFAULT);
+	return cca_u32_param(sk, BBR3_PARAM_CWND_MIN_TARGET,
+			     BBR3_CWND_MIN_TARGET_DEFAULT);
 }
 
 /* The loss threshold, < 1: the lost-prefix rule divides by 1 - it. */

@@ -318,8 +318,10 @@ enum bbr_param {
 	BBR_PARAM_QUANTUM_MIN_SEGS,
 	BBR_PARAM_COUNT
 };
+_Static_assert(BBR_PARAM_QUANTUM_MIN_SEGS == BBR_PARAM_SEND_QUANTUM + 4,
+	       "cca_send_quantum_bytes() reads the five quantum rows in order");
 
-#define BBR_PPM 1000000U	/* 1.0 in a _ppm parameter */
+#define BBR_PPM CCA_PPM
 
 /* Linux's BBR_UNIT * 2885 / 1000 + 1 = 739/256 = 2.88671875. */
 #define BBR_HIGH_GAIN_PPM_DEFAULT 2886719
@@ -381,32 +383,13 @@ enum bbr_param {
 static inline u32 bbr_ratio_param(struct sock *sk, u32 index, u64 dflt_ppm,
 				  u32 max)
 {
-	u64 ppm = min_t(u64, CCA_PARAM(sk, index, dflt_ppm),
-			(u64)max * BBR_PPM);
-
-	return (u32)min_t(u64, div_u64(ppm * BBR_UNIT + BBR_PPM / 2, BBR_PPM),
-			  max);
+	return cca_ratio_param(sk, index, dflt_ppm, BBR_UNIT, max);
 }
 
 /* A gain parameter, capped to what the 10-bit gain fields hold. */
 static inline u32 bbr_gain_param(struct sock *sk, u32 index, u64 dflt_ppm)
 {
 	return bbr_ratio_param(sk, index, dflt_ppm, 1023);
-}
-
-/* A _us parameter as ms ("jiffies"), rounded up so that only 0 is 0, and
- * capped where after()/before() on ms stamps still order correctly. */
-static inline u32 bbr_ms_param(struct sock *sk, u32 index, u64 dflt_us)
-{
-	u64 us = min_t(u64, CCA_PARAM(sk, index, dflt_us),
-		       0x3fffffffULL * USEC_PER_MSEC);
-
-	return (u32)div_u64(us + USEC_PER_MSEC - 1, USEC_PER_MSEC);
-}
-
-static inline u32 bbr_u32_param(struct sock *sk, u32 index, u32 dflt)
-{
-	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
 }
 
 /* The ACK aggregation gain << BBR_SCALE, at most 0xffff so that gain times
@@ -463,7 +446,7 @@ static inline struct bbr *bbr_ca(const struct sock *sk)
 static inline u32 bbr_probe_rtt_cwnd(struct sock *sk)
 {
 	return BBR_HOOK(probe_rtt_cwnd,
-			bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+			cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				      BBR_CWND_MIN_TARGET_DEFAULT), sk);
 }
 
@@ -579,7 +562,7 @@ static inline void bbr_set_pacing_rate(struct sock *sk, u32 bw, int gain)
 
 static inline u32 bbr_send_quantum_rule(struct sock *sk)
 {
-	return bbr_u32_param(sk, BBR_PARAM_SEND_QUANTUM, BBR_SEND_QUANTUM_DEFAULT);
+	return cca_u32_param(sk, BBR_PARAM_SEND_QUANTUM, BBR_SEND_QUANTUM_DEFAULT);
 }
 
 /* Linux v1's least TSO burst: 1 segment below 1.2 Mbit/s, else 2. */
@@ -594,32 +577,17 @@ static inline u32 bbr_v1_min_tso_segs(struct sock *sk)
 static inline u32 bbr_tso_segs_goal(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 rule = bbr_send_quantum_rule(sk);
 	u32 mss = max(tp->mss_cache, 1U);
 	u32 gso = sk->sk_gso_max_size;
-	u64 bytes = sk->sk_pacing_rate >> sk->sk_pacing_shift;
 	u32 floor = bbr_v1_min_tso_segs(sk);
+	u64 bytes = cca_send_quantum_bytes(sk, BBR_PARAM_SEND_QUANTUM,
+					   BBR_SEND_QUANTUM_DEFAULT,
+					   bbr_ca(sk)->min_rtt_us, mss,
+					   CCA_QUANTUM_HALVING_SHIFT, &floor);
 	u32 segs;
 
 	if (gso == 0 || gso > GSO_LEGACY_MAX_SIZE)
 		gso = GSO_LEGACY_MAX_SIZE;
-	if (rule == CCA_QUANTUM_HALVING) {
-		bytes += cca_halving_allowance_bytes(bbr_ca(sk)->min_rtt_us,
-						     CCA_QUANTUM_HALVING_SHIFT);
-		floor = 2;	/* sysctl_tcp_min_tso_segs */
-	} else if (rule == CCA_QUANTUM_LINEAR) {
-		floor = max(bbr_u32_param(sk, BBR_PARAM_QUANTUM_MIN_SEGS,
-					  CCA_QUANTUM_MIN_SEGS_DEFAULT), 1U);
-		bytes = cca_linear_quantum_bytes(
-			bbr_ca(sk)->min_rtt_us,
-			bbr_u32_param(sk, BBR_PARAM_QUANTUM_RTT_LO_US,
-				      CCA_QUANTUM_RTT_LO_US_DEFAULT),
-			bbr_u32_param(sk, BBR_PARAM_QUANTUM_RTT_HI_US,
-				      CCA_QUANTUM_RTT_HI_US_DEFAULT),
-			bbr_u32_param(sk, BBR_PARAM_QUANTUM_MAX_BYTES,
-				      CCA_QUANTUM_MAX_BYTES_DEFAULT),
-			floor * mss);
-	}
 	bytes = min_t(u64, bytes, gso - 1 - MAX_TCP_HEADER);
 	segs = max_t(u32, (u32)bytes / mss, floor);
 	return min(segs, 0x7FU);
@@ -708,7 +676,7 @@ static inline u32 bbr_packets_in_net_at_edt(struct sock *sk, u32 inflight_now)
 static inline u32 bbr_ack_aggregation_cwnd(struct sock *sk)
 {
 	u32 gain = bbr_extra_acked_gain(sk);
-	u32 max_us = bbr_u32_param(sk, BBR_PARAM_EXTRA_ACKED_MAX_US,
+	u32 max_us = cca_u32_param(sk, BBR_PARAM_EXTRA_ACKED_MAX_US,
 				   BBR_EXTRA_ACKED_MAX_US_DEFAULT);
 	u32 max_aggr_cwnd, aggr_cwnd = 0;
 
@@ -767,7 +735,7 @@ static inline void bbr_set_cwnd(struct sock *sk, const struct rate_sample *rs,
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bbr *bbr = bbr_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp), target_cwnd = 0;
-	u32 min_target = bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
 	if (!acked)
@@ -1167,9 +1135,9 @@ static inline void bbr_update_min_rtt(struct sock *sk,
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bbr *bbr = bbr_ca(sk);
-	u32 win_ms = bbr_ms_param(sk, BBR_PARAM_MIN_RTT_WIN_US,
+	u32 win_ms = cca_ms_param(sk, BBR_PARAM_MIN_RTT_WIN_US,
 				  BBR_MIN_RTT_WIN_US_DEFAULT);
-	u32 probe_rtt_ms = bbr_ms_param(sk, BBR_PARAM_PROBE_RTT_MODE_US,
+	u32 probe_rtt_ms = cca_ms_param(sk, BBR_PARAM_PROBE_RTT_MODE_US,
 					BBR_PROBE_RTT_MODE_US_DEFAULT);
 	bool filter_expired;
 

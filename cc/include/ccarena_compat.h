@@ -441,6 +441,38 @@ const volatile u32 cca_n_params = 0;
 		__VA_ARGS__ { .name = 0, .dflt = 0 } }
 #endif
 
+/*
+ * A parameter in the unit the code runs on, for every algorithm: the
+ * table's u64 clamped to what the field holds. Times as ms ("jiffies")
+ * are rounded up, so that only 0 is 0, and capped where after()/before()
+ * on ms stamps still order correctly; ratios (_ppm) are rounded to the
+ * nearest 1/unit and capped at max.
+ */
+#define CCA_PPM 1000000U	/* 1.0 in a _ppm parameter */
+
+static inline u32 cca_u32_param(struct sock *sk, u32 index, u64 dflt)
+{
+	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
+}
+
+static inline u32 cca_ms_param(struct sock *sk, u32 index, u64 dflt_us)
+{
+	u64 us = min_t(u64, CCA_PARAM(sk, index, dflt_us),
+		       0x3fffffffULL * USEC_PER_MSEC);
+
+	return (u32)div_u64(us + USEC_PER_MSEC - 1, USEC_PER_MSEC);
+}
+
+static inline u32 cca_ratio_param(struct sock *sk, u32 index, u64 dflt_ppm,
+				  u32 unit, u32 max)
+{
+	u64 ppm = min_t(u64, CCA_PARAM(sk, index, dflt_ppm),
+			(u64)max * CCA_PPM);
+
+	return (u32)min_t(u64, div_u64(ppm * unit + CCA_PPM / 2, CCA_PPM),
+			  max);
+}
+
 /* ------------------------------------------------------------- state */
 /*
  * An algorithm's per-socket state, behind one accessor, wherever it lives:

@@ -71,4 +71,35 @@ static inline u64 cca_halving_allowance_bytes(u32 min_rtt_us, u32 shift)
 	return r < 32 ? (u64)(GSO_LEGACY_MAX_SIZE >> r) : 0; /* >> 32+ is undefined */
 }
 
+/*
+ * The quantum in bytes before the GSO cap, by the flow's rule; *floor (in:
+ * the rate rule's least segments) becomes the least segments of the rule
+ * used. A core lists the five parameters consecutively from `first`
+ * (send_quantum, quantum_rtt_lo_us, quantum_rtt_hi_us, quantum_max_bytes,
+ * quantum_min_segs); `halving_shift` is its halving period's log2 (us).
+ */
+static inline u64 cca_send_quantum_bytes(struct sock *sk, u32 first,
+					 u32 rule_dflt, u32 min_rtt_us,
+					 u32 mss, u32 halving_shift,
+					 u32 *floor)
+{
+	u32 rule = cca_u32_param(sk, first, rule_dflt);
+	u64 bytes = sk->sk_pacing_rate >> sk->sk_pacing_shift;
+
+	if (rule == CCA_QUANTUM_HALVING) {
+		bytes += cca_halving_allowance_bytes(min_rtt_us, halving_shift);
+		*floor = 2;	/* sysctl_tcp_min_tso_segs */
+	} else if (rule == CCA_QUANTUM_LINEAR) {
+		*floor = max(cca_u32_param(sk, first + 4,
+					   CCA_QUANTUM_MIN_SEGS_DEFAULT), 1U);
+		bytes = cca_linear_quantum_bytes(
+			min_rtt_us,
+			cca_u32_param(sk, first + 1, CCA_QUANTUM_RTT_LO_US_DEFAULT),
+			cca_u32_param(sk, first + 2, CCA_QUANTUM_RTT_HI_US_DEFAULT),
+			cca_u32_param(sk, first + 3, CCA_QUANTUM_MAX_BYTES_DEFAULT),
+			*floor * mss);
+	}
+	return bytes;
+}
+
 #endif

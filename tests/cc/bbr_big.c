@@ -81,7 +81,7 @@ static inline u32 big_cwnd_cap(struct sock *sk, u32 target_cwnd)
 static inline u32 big_probe_rtt_cwnd(struct sock *sk)
 {
 	big_seen(sk, BIG_SEEN_PROBE_RTT);
-	return bbr_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+	return cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 			     BBR_CWND_MIN_TARGET_DEFAULT);
 }
 
