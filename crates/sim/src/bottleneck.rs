@@ -440,7 +440,7 @@ impl Bottleneck {
             if let Waiting::Fifo { admission, departures, .. } = &mut self.waiting {
                 // An idle link takes the arrival at once: it waits zero
                 // time (the FIFO is empty; no need to pass through it).
-                if *departures && admission.on_departure(Self::leaving_at_once(now_ns, &pkt)) {
+                if *departures && admission.on_departure(Self::departure(now_ns, &pkt, &self.occ)) {
                     self.mark(&mut pkt);
                 }
                 self.record_sojourn(0);
@@ -500,19 +500,8 @@ impl Bottleneck {
                 return None;
             };
             self.occ.remove(&pkt);
-            if *departures {
-                let d = Departure {
-                    now_ns,
-                    sojourn_ns: now_ns - pkt.enqueued_ns,
-                    wire_bytes: pkt.wire_bytes,
-                    queue_bytes: self.occ.bytes,
-                    queue_packets: self.occ.packets,
-                    ect: pkt.ecn.capable(),
-                };
-                let Waiting::Fifo { admission, .. } = &mut self.waiting else { unreachable!() };
-                if admission.on_departure(d) {
-                    self.mark(&mut pkt);
-                }
+            if *departures && admission.on_departure(Self::departure(now_ns, &pkt, &self.occ)) {
+                self.mark(&mut pkt);
             }
             self.record_sojourn(now_ns - pkt.enqueued_ns);
             return Some(pkt);
@@ -561,14 +550,14 @@ impl Bottleneck {
         Some(pkt)
     }
 
-    /// What the discipline sees of `pkt` leaving an empty queue at once.
-    fn leaving_at_once(now_ns: u64, pkt: &DataPacket) -> Departure {
+    /// What the discipline sees of `pkt` leaving at `now_ns` with `occ` queued behind it.
+    fn departure(now_ns: u64, pkt: &DataPacket, occ: &Occupancy) -> Departure {
         Departure {
             now_ns,
-            sojourn_ns: 0,
+            sojourn_ns: now_ns - pkt.enqueued_ns,
             wire_bytes: pkt.wire_bytes,
-            queue_bytes: 0,
-            queue_packets: 0,
+            queue_bytes: occ.bytes,
+            queue_packets: occ.packets,
             ect: pkt.ecn.capable(),
         }
     }
