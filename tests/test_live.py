@@ -86,6 +86,15 @@ def live_cli(*args: str | Path, wait: bool = True) -> subprocess.CompletedProces
                           env=WAIT_ENV if wait else {**os.environ, "CCARENA_LIVE_WAIT": "0"}, timeout=600, check=False)
 
 
+def compare_summaries(tmp_path: Path, example: Path, *settings: str) -> tuple[dict, dict]:
+    """`ccarena compare EXAMPLE --set SETTING ...`, which must succeed;
+    its (live, sim) summary.json documents."""
+    sets = [arg for s in settings for arg in ("--set", s)]
+    done = live_cli("compare", example, *sets, "--out", tmp_path / "cmp")
+    assert done.returncode == 0, done.stderr
+    return tuple(json.loads((tmp_path / "cmp" / engine / "summary.json").read_text()) for engine in ("live", "sim"))
+
+
 def leftovers() -> dict[str, list[str]]:
     netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True, check=True).stdout
@@ -374,11 +383,8 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     event, gives 1.12. In this window: 1.21-1.38 in 5 runs; a later session
     (other work on the machine, and in two runs a busy loop on CPU 0):
     1.21-1.41 in nine runs, the 10 ms flow at 11.7-14.1%."""
-    done = live_cli("compare", EXAMPLES / "red-example.toml", "--set", "duration=10s", "--set", "measure.from=4s",
-                    "--set", "measure.to=9.5s", "--out", tmp_path / "cmp")
-    assert done.returncode == 0, done.stderr
-    live = json.loads((tmp_path / "cmp" / "live" / "summary.json").read_text())
-    sim = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())
+    live, sim = compare_summaries(tmp_path, EXAMPLES / "red-example.toml", "duration=10s", "measure.from=4s",
+                                  "measure.to=9.5s")
     assert live["live"]["bottleneck"].startswith("userspace")
     assert live["drops"] > 100  # RED drops early: the queue never fills 2 MB
     assert live["conservation"]["max_queue_bytes"] < 1_000_000
@@ -403,11 +409,7 @@ def test_a_link_trace_runs_in_the_delay_line_like_the_simulator(clean_host, tmp_
     the run's time zero in both engines. A 40-s compare on an idle host:
     BBR 24.9% live vs 24.7% simulated, utilisation 99.7 / 99.5%, mean
     queueing delay 190 / 194 ms. Here 15 s, bounds wide for a busy host."""
-    done = live_cli("compare", EXAMPLES / "trace-lte-bbr-vs-cubic.toml", "--set", "duration=15s",
-                    "--set", "measure.from=5s", "--out", tmp_path / "cmp")
-    assert done.returncode == 0, done.stderr
-    live = json.loads((tmp_path / "cmp" / "live" / "summary.json").read_text())
-    sim = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())
+    live, sim = compare_summaries(tmp_path, EXAMPLES / "trace-lte-bbr-vs-cubic.toml", "duration=15s", "measure.from=5s")
     assert live["live"]["bottleneck"].startswith("userspace")
     # Utilisation is against the trace's own opportunities in both engines.
     assert 0.8 <= live["utilization"] <= 1.0 and 0.8 <= sim["utilization"] <= 1.0, (live["utilization"],
@@ -448,11 +450,7 @@ def test_codel_runs_in_the_delay_line_like_the_simulator(clean_host, tmp_path):
     """The CoDel example (BBR vs CUBIC, Linux's defaults): the 60-s compare
     in docs/live.md agreed to 1.2 pp and a median delay 6.5 / 6.9 ms. Here
     20 s; bounds for a busy host."""
-    done = live_cli("compare", EXAMPLES / "aqm-codel-bbr-vs-cubic.toml", "--set", "duration=20s",
-                    "--set", "measure.from=5s", "--out", tmp_path / "cmp")
-    assert done.returncode == 0, done.stderr
-    live = json.loads((tmp_path / "cmp" / "live" / "summary.json").read_text())
-    sim = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())
+    live, sim = compare_summaries(tmp_path, EXAMPLES / "aqm-codel-bbr-vs-cubic.toml", "duration=20s", "measure.from=5s")
     assert live["live"]["bottleneck"].startswith("userspace")
     assert live["drops"] > 0  # CoDel drops at the head; the 4-BDP buffer never fills
     assert live["conservation"]["max_queue_bytes"] < 4 * 250_000
