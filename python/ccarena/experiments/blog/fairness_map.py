@@ -165,8 +165,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             "BBR, 5x RTT ratio: the long flow's share", "\"long RTT flows can easily seize more than 90% ... for a "
             "5 X ratio in the RTT\" (L35)", [mean(longs[p]) for p in five_x], SEIZE, below=False,
             where=f"{worst[0]} vs {worst[1]} ms", spread_text=compare.spread([100 * x for x in longs[worst]], ".1f"),
-            reason="; ".join(f"{s} vs {lg} ms: {pct(longs[(s, lg)])}" for s, lg in five_x)
-            + ": the shorter flow's cwnd (2 BDP of its own RTT) is what bounds it."))
+            reason="; ".join(f"{s} vs {lg} ms: {pct(longs[(s, lg)])}" for s, lg in five_x) + "."))
     # Figure 2: a function of the ratio and of the absolute difference.
     if len(five_x) >= 2:
         means = [mean(share[(BBR.name, *p)]) for p in five_x]
