@@ -11,6 +11,7 @@
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 #   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
+#   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
 #   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, and hock-single's 10 Gbit/s flow (~3 min)
 
 SHELL := /bin/bash
@@ -36,7 +37,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-memory clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-memory bench-sweep clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -102,6 +103,9 @@ bench-agreement: build
 
 bench-memory: build
 	$(PY) bench/bench_memory.py
+
+bench-sweep: build
+	$(PY) bench/bench_sweep.py
 
 # ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
 bench-ns3-setup: $(NS3_BIN)

@@ -15,8 +15,8 @@ under 300 MiB peak on 2 cores. Printed, never asserted as a test.
 Per run the child prints, as peak RSS (ru_maxrss) high-water marks:
 - before: the interpreter with ccarena imported and the scenario resolved;
 - engine: after `_core.simulate` returned (the engine's peak, and the result
-  JSON text it hands over);
-- decode: after `json.loads` of that text (the front end's first step).
+  counters JSON and telemetry buffers it hands over);
+- decode: after `json.loads` of the counters (the telemetry arrives as raw buffers).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ scenario = load_scenario(json.loads(sys.argv[1]))
 config = json.dumps(scenario.config)
 before = peak_kib()
 t0 = time.perf_counter()
-text = _core.simulate(config)
+text, flow_columns, link_columns = _core.simulate(config)
 engine_s = time.perf_counter() - t0
 engine = peak_kib()
 raw = json.loads(text)
@@ -55,7 +55,7 @@ print(json.dumps({
     "before_kib": before,
     "engine_kib": engine,
     "decode_kib": decode,
-    "result_bytes": len(text),
+    "result_bytes": len(text) + sum(len(data) for cols in (flow_columns, link_columns) for _, _, data in cols),
     "packets": raw["link"]["tx_packets_total"],
     "events": raw["events"],
     "goodput_gbps": raw["flows"][0]["delivered_bytes_window"] * 8
@@ -115,7 +115,7 @@ def main() -> int:
             f"{duration_s:4d} s simulated: {r['engine_s']:6.1f} s wall, {r['packets']:,} packets, "
             f"{r['goodput_gbps']:.2f} Gbit/s goodput; peak RSS {peak:.1f} MB{verdict} "
             f"[interpreter + ccarena {mb(r['before_kib']):.1f} MB, after the engine {mb(r['engine_kib']):.1f} MB, "
-            f"after decoding its {r['result_bytes'] / 1e3:,.0f} kB of JSON {peak:.1f} MB]",
+            f"after decoding its {r['result_bytes'] / 1e3:,.0f} kB of result {peak:.1f} MB]",
             flush=True,
         )
     r = run(HOCK_DURATION_S, hock_scenario())

@@ -38,9 +38,9 @@ from ccarena import _core
 config = sys.stdin.read()
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
-raw = _core.simulate(config)
+counters, _flow, _link = _core.simulate(config)
 wall = time.perf_counter() - t0
-result = json.loads(raw)
+result = json.loads(counters)
 print(json.dumps({
     "wall_s": wall,
     "packets": result["link"]["tx_packets_total"],

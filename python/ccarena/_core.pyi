@@ -4,11 +4,16 @@ class EngineCrash(RuntimeError):
     """The simulator engine panicked: a bug in ccarena, not in the scenario.
     The message is the panic's, with its source location."""
 
-def simulate(config_json: str) -> str:
+def simulate(
+    config_json: str, series: bool = True
+) -> tuple[str, list[tuple[str, str, bytes]], list[tuple[str, str, bytes]]]:
     """Run one simulation.
 
-    ``config_json`` is a ``sim::config::SimConfig`` as JSON; returns a
-    ``sim::result::SimResult`` as JSON. Releases the GIL while running, and
+    ``config_json`` is a ``sim::config::SimConfig`` as JSON; returns
+    ``(counters, flow_series, link_series)``: the ``SimResult``'s counters
+    (``flows``, ``link``, ``events``) as JSON, and each telemetry table as
+    ``(column, numpy type code, native-order bytes)`` triples (empty when
+    ``series`` is false). Releases the GIL while running, and
     runs Python's signal handlers every few milliseconds meanwhile.
     Raises ``ValueError`` with a one-line message naming the field
     (``"<path>: <problem>"``) if the engine rejects the configuration,
@@ -54,3 +59,8 @@ def cc_params(name: str) -> list[tuple[str, int]]:
 
 def version() -> str:
     """Version of the native engine."""
+
+def build_id() -> str:
+    """Digest (16 hex digits) of the sources the module was built from:
+    ``cc/``, ``tests/cc/``, the engine and the glue (crates/py/build.rs).
+    Changes whenever any of them does; a sweep's cache key includes it."""

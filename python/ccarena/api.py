@@ -13,18 +13,31 @@ from .rundir import check_target
 from .scenario import ResolvedScenario, load_scenario
 
 
-def simulate(scenario: ResolvedScenario) -> dict[str, Any]:
-    """Run the engine on a resolved scenario; the raw result as a dict."""
+def simulate(scenario: ResolvedScenario, series: bool = True) -> dict[str, Any]:
+    """Run the engine on a resolved scenario; the raw result as a dict: the
+    counters (``flows``, ``link``, ``events``) and, unless ``series`` is
+    false (a sweep point that keeps only its summary), ``flow_series`` and
+    ``link_series``, each column a numpy array over the engine's buffer."""
     from . import _core
 
     try:
-        text = _core.simulate(json.dumps(scenario.config))
+        text, flow_columns, link_columns = _core.simulate(json.dumps(scenario.config), series)
     except ValueError as err:
         # The engine names the field ("flows[0].cc: ..."); keep one line.
         message = str(err).strip().splitlines()[0] if str(err).strip() else "rejected by the simulator"
         path, sep, problem = message.partition(": ")
         raise (ScenarioError(path, problem) if sep else ScenarioError("scenario", message)) from None
-    return json.loads(text)
+    raw = json.loads(text)
+    if series:
+        raw["flow_series"] = _columns(flow_columns)
+        raw["link_series"] = _columns(link_columns)
+    return raw
+
+
+def _columns(columns: list[tuple[str, str, bytes]]) -> dict[str, Any]:
+    import numpy as np
+
+    return {name: np.frombuffer(data, dtype=np.dtype(code)) for name, code, data in columns}
 
 
 def run(

@@ -1,6 +1,7 @@
 """The ``ccarena`` command.
 
-    ccarena run SCENARIO.toml [--out DIR] [--set key=value ...]
+    ccarena run SCENARIO.toml [--out DIR] [--set key=value ...] [--point N]
+    ccarena sweep SWEEP.toml [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]] [--save-runs]
     ccarena ccs
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]  (root)
     ccarena live cleanup
@@ -54,6 +55,22 @@ def _parser() -> argparse.ArgumentParser:
         help="override a scenario value by dotted path, e.g. bottleneck.rate=50Mbit or flow.1.rtt=30ms",
     )
 
+    run.add_argument("--point", type=int, metavar="N",
+                     help="for a sweep file: run its point N alone (as listed in the sweep's sweep.json)")
+
+    sweep = sub.add_parser("sweep", help="run a scenario over a grid of values and seeds into one Parquet table")
+    sweep.add_argument("sweep", type=Path, help="sweep file: a scenario with a [sweep] table (docs/sweeps.md)")
+    sweep.add_argument("--out", type=Path, metavar="DIR",
+                       help="sweep directory; rerunning into it skips finished points (default: runs/<sweep name>)")
+    sweep.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: the number of cores)")
+    sweep.add_argument("--executor", default="local", metavar="local|ray",
+                       help="where points run: local processes (default) or a Ray cluster (pip install 'ccarena[ray]')")
+    sweep.add_argument("--address", metavar="ADDR",
+                       help="with --executor ray: the cluster to join (auto, HOST:PORT, ray://HOST:10001); "
+                            "default: start a local Ray instance")
+    sweep.add_argument("--save-runs", action="store_true",
+                       help="also write each point's run directory (telemetry, plot) under DIR/runs/")
+
     sub.add_parser("ccs", help="list the congestion controls compiled into the simulator")
 
     from .live.cli import add_parsers as _add_live_parsers
@@ -89,7 +106,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .scenario import load_scenario, parse_override
 
     overrides = [parse_override(item) for item in args.overrides]
-    scenario = load_scenario(args.scenario, overrides)
+    if args.point is not None:
+        from .sweep import point_scenario
+
+        scenario = point_scenario(args.scenario, args.point, overrides)
+    else:
+        scenario = load_scenario(args.scenario, overrides)
     out = args.out if args.out is not None else default_out(scenario.name)
     check_target(out)
 
@@ -127,6 +149,31 @@ def default_out(name: str) -> Path:
     if name in ("", ".", "..") or "/" in name or "\0" in name:
         raise ScenarioError("--out", f"the scenario's name {name!r} cannot name a run directory; give --out DIR")
     return Path("runs") / name
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .errors import ScenarioError
+    from .sweep import load_sweep, run_sweep
+    from .sweep.cache import open_sweep_dir
+    from .sweep.executors import check_executor
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError("--jobs", f"must be >= 1, got {args.jobs}")
+    if args.address is not None and args.executor != "ray":
+        raise ScenarioError("--address", "only with --executor ray")
+    check_executor(args.executor)
+    sweep = load_sweep(args.sweep)
+    out = args.out if args.out is not None else default_out(sweep.name)
+    open_sweep_dir(out)  # refuses a directory that is not a sweep's before anything runs
+    axes = ", ".join(f"{k} ({len(v)})" for k, v in sweep.axes.items())
+    print(f"ccarena: sweeping {args.sweep}: {len(sweep.points)} points over {axes}; executor {args.executor}",
+          file=sys.stderr, flush=True)
+    done = run_sweep(sweep, out, executor=args.executor, jobs=args.jobs, address=args.address,
+                     save_runs=args.save_runs, sweep_file=str(args.sweep))
+    print(f"points: {done.points} ({done.cached} cached, {done.computed} computed)")
+    print(f"table:  {done.table}")
+    print(f"ccarena: done in {done.wall_s:.1f} s wall", file=sys.stderr)
+    return 0
 
 
 def _cmd_ccs() -> int:
@@ -201,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "run":
             return _cmd_run(args)
+        if args.command == "sweep":
+            return _cmd_sweep(args)
         if args.command == "ccs":
             return _cmd_ccs()
         if args.command in ("live", "compare"):

@@ -474,6 +474,10 @@ def resolve(
     ``base_dir`` is what a relative ``bottleneck.trace`` is relative to
     (the scenario file's directory; None: the working directory).
     """
+    if "sweep" in doc:
+        raise ScenarioError(
+            "sweep", "this is a sweep file: run it with `ccarena sweep`, or one point with `ccarena run FILE --point N`"
+        )
     model = _validate(doc)
     if known_ccs is None:
         from . import _core

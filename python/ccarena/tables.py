@@ -3,24 +3,27 @@ link.parquet), in the units people read: seconds, Mbit/s, ms."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .scenario import ResolvedScenario
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
 
 #: ca_state values (Linux enum tcp_ca_state).
 CA_STATES = ("open", "disorder", "cwr", "recovery", "loss")
 
 
-def _scaled(values: list, factor: float) -> "pa.Array":
-    """Floats times ``factor``; the engine's nulls (NaN in Rust) stay null."""
+def _scaled(values: "Sequence | np.ndarray", factor: float = 1.0) -> "pa.Array":
+    """Floats times ``factor``; what the engine leaves undefined (NaN, and
+    any infinity) is null."""
     import numpy as np
     import pyarrow as pa
 
-    array = np.asarray(values, dtype=np.float64) * factor  # None -> NaN
-    return pa.array(array, pa.float64(), from_pandas=True)  # NaN -> null
+    array = np.asarray(values, dtype=np.float64) * factor  # a list's None -> NaN
+    return pa.array(array, pa.float64(), mask=~np.isfinite(array))
 
 
 def flow_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
@@ -54,11 +57,11 @@ def flow_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
             "min_rtt_ms": scaled("min_rtt_us", 1e-3),
             "ca_state": pa.array(s["ca_state"], pa.uint8()),
             "cc_mode": pa.array(s["cc_mode"], pa.uint32()),
-            "pacing_gain": pa.array(s["pacing_gain"], pa.float64()),
-            "cwnd_gain": pa.array(s["cwnd_gain"], pa.float64()),
+            "pacing_gain": _scaled(s["pacing_gain"]),
+            "cwnd_gain": _scaled(s["cwnd_gain"]),
             "bw_estimate_mbps": scaled("bw_estimate_bps", 1e-6),
             # NaN (the algorithm exports no variable) becomes null.
-            "cc_var": pa.array(np.asarray(s["cc_var"], dtype=np.float64), pa.float64(), from_pandas=True),
+            "cc_var": _scaled(s["cc_var"]),
             "queue_bytes": pa.array(s["queue_bytes"], pa.uint64()),
             "retransmits": pa.array(s["retransmits"], pa.uint64()),
         }

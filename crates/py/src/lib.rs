@@ -1,6 +1,6 @@
 //! `ccarena._core`: the simulator as seen from Python. Thin glue only —
-//! JSON in, JSON out, so the Python side (python/ccarena/) owns units,
-//! files and the user-facing validation, and the Rust side owns the engine,
+//! JSON in; JSON counters and raw telemetry buffers out — so the Python
+//! side (python/ccarena/) owns units, files and the user-facing validation, and the Rust side owns the engine,
 //! its limits and its own gate (`sim::validate`).
 //!
 //! Around every engine call the glue (see [`engine_call`]):
@@ -19,7 +19,9 @@ use std::sync::Once;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use serde::Serialize;
+use sim::result::Column;
 
 create_exception!(
     _core,
@@ -29,19 +31,47 @@ create_exception!(
      The message is the panic's, with the source location."
 );
 
-/// Run one simulation. `config_json` is a `sim::config::SimConfig` as JSON;
-/// returns a `sim::result::SimResult` as JSON. The GIL is released while
-/// the engine runs. Raises `ValueError` with the engine's one-line message
-/// (naming the offending field) if the configuration is rejected,
-/// `KeyboardInterrupt` (or whatever a signal handler raised) if a signal
-/// stopped the run, and `EngineCrash` if the engine panicked.
+/// Run one simulation. `config_json` is a `sim::config::SimConfig` as JSON.
+/// Returns `(counters, flow_series, link_series)`: the counters (a
+/// `sim::result::SimResult` without its series, plus `events`) as JSON, and
+/// each telemetry table as a list of `(column, numpy type code, bytes in
+/// native order)` — raw buffers, so that a long run's columns cost one copy
+/// instead of a JSON round trip; empty lists when `series` is false. The
+/// GIL is released while the engine runs. Raises `ValueError` with the
+/// engine's one-line message (naming the offending field) if the
+/// configuration is rejected, `KeyboardInterrupt` (or whatever a signal
+/// handler raised) if a signal stopped the run, and `EngineCrash` if the
+/// engine panicked.
 #[pyfunction]
-fn simulate(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, series = true))]
+fn simulate<'py>(py: Python<'py>, config_json: &str, series: bool) -> PyResult<Bound<'py, PyTuple>> {
     let config = parse(config_json)?;
     // Ok(None) from the engine (stopped) becomes None: engine_call's interrupt.
     let result = engine_call(py, |should_stop| sim::run_with(&config, should_stop).transpose())?
         .map_err(PyValueError::new_err)?;
-    serde_json::to_string(&result).map_err(|e| PyValueError::new_err(format!("result: cannot serialise: {e}")))
+    let counters = Counters { flows: &result.flows, link: &result.link, events: result.events };
+    let counters = serde_json::to_string(&counters)
+        .map_err(|e| PyValueError::new_err(format!("result: cannot serialise: {e}")))?;
+    let columns = |cols: &[(&'static str, Column<'_>)]| -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        if series {
+            for (name, col) in cols {
+                list.append((*name, col.type_code(), PyBytes::new(py, &col.to_ne_bytes())))?;
+            }
+        }
+        Ok(list)
+    };
+    let flow = columns(&result.flow_series.columns())?;
+    let link = columns(&result.link_series.columns())?;
+    PyTuple::new(py, [counters.into_pyobject(py)?.into_any(), flow.into_any(), link.into_any()])
+}
+
+/// What `simulate` returns as JSON: a `SimResult`'s counters.
+#[derive(Serialize)]
+struct Counters<'a> {
+    flows: &'a [sim::result::FlowResult],
+    link: &'a sim::result::LinkResult,
+    events: u64,
 }
 
 /// Checks a configuration as `simulate` would, without running it: None,
@@ -96,6 +126,13 @@ fn cc_params(name: &str) -> PyResult<Vec<(&'static str, u64)>> {
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
+}
+
+/// Digest of the sources this module was built from (build.rs): changes
+/// whenever `cc/` or the engine does, unlike `version`.
+#[pyfunction]
+fn build_id() -> &'static str {
+    env!("CCARENA_BUILD_ID")
 }
 
 fn parse(config_json: &str) -> PyResult<sim::config::SimConfig> {
@@ -177,6 +214,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cc_names, m)?)?;
     m.add_function(wrap_pyfunction!(cc_params, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_id, m)?)?;
     m.add("EngineCrash", m.py().get_type::<EngineCrash>())?;
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! What a run returns: counters over the measurement window, per-packet
 //! statistics the front end cannot recompute, and telemetry columns.
-//! Serialised to JSON for the Python front end, which derives shares,
-//! Jain's index and utilisation and writes summary.json / parquet.
+//! The counters cross to the Python front end as JSON and the telemetry
+//! as raw column buffers ([`Column`], `FlowSeries::columns`), no JSON
+//! detour for the bulk; the front end derives shares, Jain's index and
+//! utilisation and writes summary.json / parquet.
 
 use serde::Serialize;
 
@@ -137,7 +139,82 @@ pub struct LinkSeries {
     pub tx_bytes: Vec<u64>,
 }
 
+/// One telemetry column, borrowed, with its element type: what the
+/// Python glue hands over as a typed buffer (numpy `u8`/`u4`/`u1`/`f8`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Column<'a> {
+    U64(&'a [u64]),
+    U32(&'a [u32]),
+    U8(&'a [u8]),
+    F64(&'a [f64]),
+}
+
+impl Column<'_> {
+    /// Numpy's type code of the elements (native byte order).
+    pub fn type_code(&self) -> &'static str {
+        match self {
+            Column::U64(_) => "u8",
+            Column::U32(_) => "u4",
+            Column::U8(_) => "u1",
+            Column::F64(_) => "f8",
+        }
+    }
+
+    /// The elements' bytes in native byte order.
+    pub fn to_ne_bytes(&self) -> Vec<u8> {
+        match self {
+            Column::U64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            Column::U32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            Column::U8(v) => v.to_vec(),
+            Column::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        }
+    }
+}
+
 impl FlowSeries {
+    /// Every column by its serialised name (destructured, so that a new
+    /// field cannot be left out).
+    pub fn columns(&self) -> [(&'static str, Column<'_>); 17] {
+        let Self {
+            t_ns,
+            flow,
+            goodput_bps,
+            cwnd,
+            inflight,
+            pacing_rate_bps,
+            srtt_us,
+            rtt_us,
+            min_rtt_us,
+            ca_state,
+            cc_mode,
+            pacing_gain,
+            cwnd_gain,
+            bw_estimate_bps,
+            cc_var,
+            queue_bytes,
+            retransmits,
+        } = self;
+        [
+            ("t_ns", Column::U64(t_ns)),
+            ("flow", Column::U32(flow)),
+            ("goodput_bps", Column::F64(goodput_bps)),
+            ("cwnd", Column::U32(cwnd)),
+            ("inflight", Column::U32(inflight)),
+            ("pacing_rate_bps", Column::F64(pacing_rate_bps)),
+            ("srtt_us", Column::U32(srtt_us)),
+            ("rtt_us", Column::U32(rtt_us)),
+            ("min_rtt_us", Column::U32(min_rtt_us)),
+            ("ca_state", Column::U8(ca_state)),
+            ("cc_mode", Column::U32(cc_mode)),
+            ("pacing_gain", Column::F64(pacing_gain)),
+            ("cwnd_gain", Column::F64(cwnd_gain)),
+            ("bw_estimate_bps", Column::F64(bw_estimate_bps)),
+            ("cc_var", Column::F64(cc_var)),
+            ("queue_bytes", Column::U64(queue_bytes)),
+            ("retransmits", Column::U64(retransmits)),
+        ]
+    }
+
     /// Room for `rows` more rows in every column.
     pub fn reserve(&mut self, rows: usize) {
         let Self {
@@ -180,6 +257,19 @@ impl FlowSeries {
 }
 
 impl LinkSeries {
+    /// Every column by its serialised name (see `FlowSeries::columns`).
+    pub fn columns(&self) -> [(&'static str, Column<'_>); 6] {
+        let Self { t_ns, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
+        [
+            ("t_ns", Column::U64(t_ns)),
+            ("queue_bytes", Column::U64(queue_bytes)),
+            ("queue_delay_us", Column::F64(queue_delay_us)),
+            ("drops", Column::U64(drops)),
+            ("rate_bps", Column::U64(rate_bps)),
+            ("tx_bytes", Column::U64(tx_bytes)),
+        ]
+    }
+
     /// Room for `rows` more rows in every column.
     pub fn reserve(&mut self, rows: usize) {
         let Self { t_ns, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
@@ -189,5 +279,33 @@ impl LinkSeries {
         drops.reserve_exact(rows);
         rate_bps.reserve_exact(rows);
         tx_bytes.reserve_exact(rows);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column views name every field as serde does, so that the front
+    /// end sees the same columns either way.
+    #[test]
+    fn column_views_match_the_serialised_fields() {
+        let flow = serde_json::to_value(FlowSeries::default()).unwrap();
+        let mut names: Vec<&str> = FlowSeries::default().columns().iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        assert_eq!(names, flow.as_object().unwrap().keys().map(String::as_str).collect::<Vec<_>>());
+        let link = serde_json::to_value(LinkSeries::default()).unwrap();
+        let mut names: Vec<&str> = LinkSeries::default().columns().iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        assert_eq!(names, link.as_object().unwrap().keys().map(String::as_str).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn columns_round_trip_through_native_bytes() {
+        let v = [1u32, 0xdead_beef];
+        let bytes = Column::U32(&v).to_ne_bytes();
+        assert_eq!(bytes.len(), 8);
+        assert_eq!(u32::from_ne_bytes(bytes[4..8].try_into().unwrap()), 0xdead_beef);
+        assert_eq!(Column::F64(&[f64::NAN]).type_code(), "f8");
     }
 }

@@ -92,13 +92,17 @@ class RunSpec:
     ``scenario`` a scenario document as a TOML file would give it;
     ``flow_columns`` / ``link_columns`` the timeseries.parquet /
     link.parquet columns the analysis needs (none: the summary only, which
-    keeps sweeps small).
+    keeps sweeps small); ``out``, if set, a run directory to write (with
+    its telemetry and plot) where the run happens; ``name`` the scenario's
+    name in its summary (a sweep's points carry the sweep file's).
     """
 
     key: str
     scenario: Mapping[str, Any]
     flow_columns: tuple[str, ...] = ()
     link_columns: tuple[str, ...] = ()
+    out: str | None = None
+    name: str = "scenario"
 
     @property
     def cost(self) -> float:
@@ -117,7 +121,8 @@ class Outcome:
     ``summary`` is the run's summary.json document. ``flow[col]`` is an
     array of shape (flows, intervals) and ``t_s`` the intervals' end times;
     ``link[col]`` is an array over the same intervals. ``wall_s`` is how
-    long the run took (reported in progress lines only, never in reports).
+    long the run took, ``engine_s`` the part spent in the engine (progress
+    lines and benchmarks only, never in reports).
     """
 
     key: str
@@ -126,6 +131,7 @@ class Outcome:
     flow: dict[str, np.ndarray]
     link: dict[str, np.ndarray]
     wall_s: float
+    engine_s: float = 0.0
 
     @property
     def flows(self) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ Workers live exactly as long as :func:`execute`:
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import pickle
 import selectors
@@ -81,11 +82,25 @@ class _WorkerError(RuntimeError):
 
 
 def run_one(spec: RunSpec) -> Outcome:
-    """Simulate one spec and keep only what its analysis asked for."""
-    from ..api import run
+    """Simulate one spec and keep only what its analysis asked for (the
+    telemetry crosses from the engine only when a column is asked for or
+    the run directory is written, ``spec.out``)."""
+    from ..api import simulate
+    from ..results import Result
+    from ..scenario import load_scenario
 
     started = time.perf_counter()
-    return outcome_of(spec, run(spec.scenario), started)
+    scenario = dataclasses.replace(load_scenario(spec.scenario), name=spec.name)
+    series = bool(spec.flow_columns or spec.link_columns or spec.out)
+    engine_started = time.perf_counter()
+    raw = simulate(scenario, series=series)
+    engine_s = time.perf_counter() - engine_started
+    result = Result(scenario, raw)
+    if spec.out:
+        result.save(spec.out)
+    outcome = outcome_of(spec, result, started)
+    outcome.engine_s = engine_s
+    return outcome
 
 
 def run_live(spec: RunSpec, log: Callable[[str], None]) -> Outcome:
@@ -126,15 +141,23 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def execute(specs: Sequence[RunSpec], jobs: int | None = None, progress: Progress | None = None) -> dict[str, Outcome]:
+def execute(
+    specs: Sequence[RunSpec],
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> dict[str, Outcome]:
     """Run every spec (in ``jobs`` worker processes; 1 runs them here) and
-    return the outcomes by key. No worker outlives the call."""
+    return the outcomes by key; ``on_outcome`` sees each as it arrives (a
+    sweep stores it at once). No worker outlives the call."""
     jobs = default_jobs() if jobs is None else jobs
     order = sorted(specs, key=lambda s: -s.cost)
     outcomes: dict[str, Outcome] = {}
 
     def done(outcome: Outcome) -> None:
         outcomes[outcome.key] = outcome
+        if on_outcome is not None:
+            on_outcome(outcome)
         if progress is not None:
             progress(len(outcomes), len(order), outcome.key, outcome.wall_s)
 
