@@ -12,7 +12,7 @@ from ccarena import cli
 from conftest import EXAMPLES, run_cli
 
 SHORT = {"duration": "6s", "measure.from": "2s"}
-RUN_FILES = ["goodput.png", "link.parquet", "summary.json", "timeseries.parquet"]
+RUN_FILES = ["goodput.png", "link.parquet", "scenario.toml", "summary.json", "timeseries.parquet"]
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_api_raises_scenario_error_before_simulating(tmp_path):
 def test_engine_rejection_is_one_line_and_leaves_no_dir(tmp_path, monkeypatch, capsys):
     from ccarena import _core
 
-    def reject(config_json):
+    def reject(config_json, series=True):
         raise ValueError("flows[0].cc: unknown congestion control 'x' (known: bbr)")
 
     monkeypatch.setattr(_core, "simulate", reject)

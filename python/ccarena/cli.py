@@ -2,6 +2,7 @@
 
     ccarena run SCENARIO.toml [--out DIR] [--set key=value ...] [--point N]
     ccarena sweep SWEEP.toml [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]] [--save-runs]
+    ccarena report DIR... [--out FILE.html]
     ccarena ccs
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]  (root)
     ccarena live cleanup
@@ -70,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
                             "default: start a local Ray instance")
     sweep.add_argument("--save-runs", action="store_true",
                        help="also write each point's run directory (telemetry, plot) under DIR/runs/")
+
+    rpt = sub.add_parser("report", help="one self-contained HTML page over run, sweep, scorecard and experiment directories")
+    rpt.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+                     help="run, sweep, scorecard or experiment directories (or a reproduce --out directory)")
+    rpt.add_argument("--out", type=Path, default=Path("runs/report.html"), metavar="FILE",
+                     help="the page to write (default: runs/report.html; an existing file is replaced only if ccarena wrote it)")
 
     sub.add_parser("ccs", help="list the congestion controls compiled into the simulator")
 
@@ -176,6 +183,14 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .html import write
+
+    out = write(args.dirs, args.out)
+    print(f"report: {out}")
+    return 0
+
+
 def _cmd_ccs() -> int:
     from . import _core
 
@@ -250,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "sweep":
             return _cmd_sweep(args)
+        if args.command == "report":
+            return _cmd_report(args)
         if args.command == "ccs":
             return _cmd_ccs()
         if args.command in ("live", "compare"):

@@ -1,6 +1,6 @@
 """A finished run: its summary, its telemetry tables, and the files of a
 run directory (summary.json, timeseries.parquet, link.parquet,
-goodput.png)."""
+goodput.png, scenario.toml)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 SUMMARY = "summary.json"
+SCENARIO = "scenario.toml"
 TIMESERIES = "timeseries.parquet"
 LINK = "link.parquet"
 PLOT = "goodput.png"
@@ -61,6 +62,7 @@ class Result:
             pq.write_table(self.timeseries, tmp / TIMESERIES)
             pq.write_table(self.link, tmp / LINK)
             plot_goodput(self, tmp / PLOT)
+            (tmp / SCENARIO).write_text(scenario_toml(self.scenario), encoding="utf-8")
         self.out = out
         return out
 
@@ -97,3 +99,14 @@ class Result:
             f"p95 {num(q['p95'], '.2f')}, p99 {num(q['p99'], '.2f')}; drops {s['drops']}",
         ]
         return "\n".join(lines)
+
+
+def scenario_toml(scenario: ResolvedScenario) -> str:
+    """scenario.toml of a run directory: the scenario as run, which
+    ``ccarena run scenario.toml`` runs again (same seed: the same numbers;
+    only the summary's scenario name is the file's)."""
+    import tomli_w
+
+    header = (f"# The scenario of this run ({scenario.name}), as given with any --set applied.\n"
+              "# Run it again: ccarena run scenario.toml\n")
+    return header + tomli_w.dumps(scenario.as_written())

@@ -350,6 +350,18 @@ class ResolvedScenario:
     model: Scenario
     human: dict[str, Any]
     config: dict[str, Any]
+    #: What a relative ``bottleneck.trace`` is relative to (None: the cwd).
+    base_dir: Path | None = None
+
+    def as_written(self) -> dict[str, Any]:
+        """The scenario as a TOML file would say it (the keys given, with
+        any overrides applied; a relative trace path made absolute), for
+        a run directory's scenario.toml."""
+        doc = self.model.model_dump(exclude_unset=True, by_alias=True, mode="json")
+        trace = doc.get("bottleneck", {}).get("trace")
+        if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
+            doc["bottleneck"]["trace"] = str((self.base_dir / trace).resolve())
+        return doc
 
     @property
     def flow_labels(self) -> list[str]:
@@ -696,7 +708,7 @@ def resolve(
         human["bottleneck"]["trace_mean_rate"] = units.format_rate(rate_bps)
     for i, flow_params in params_human.items():
         human["flow"][i]["params"] = flow_params
-    return ResolvedScenario(name=name, model=model, human=human, config=config)
+    return ResolvedScenario(name=name, model=model, human=human, config=config, base_dir=base_dir)
 
 
 def load_scenario(

@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from .framework import Comparison, Paper, Result
+from .framework import Comparison, Figure, Paper, Result
 
 VERDICT = {True: "agrees", False: "**differs**", None: "-"}
 
@@ -81,7 +81,10 @@ def markdown(result: Result) -> str:
 
 
 def results_json(result: Result) -> str:
-    """results.json of one experiment: its numbers and rows."""
+    """results.json of one experiment: the whole record (everything
+    report.md shows, the reasons, figures and sections included), from
+    which :func:`result_from_json` gives the :class:`Result` back, so that
+    ``ccarena report`` renders the same record as report.md."""
 
     def clean(x: float) -> float | None:
         return None if not math.isfinite(x) else round(float(x), 6)
@@ -89,15 +92,45 @@ def results_json(result: Result) -> str:
     doc = {
         "experiment": result.experiment,
         "figure": result.figure,
+        "summary": result.summary,
+        "paper": result.paper,
         "quick": result.quick,
         **({"live_runs": list(result.live_runs)} if result.live_runs else {}),
+        "setup": list(result.setup),
         "numbers": {k: clean(v) for k, v in sorted(result.numbers.items())},
         "comparisons": [
-            {"quantity": c.quantity, "paper": c.paper, "ours": c.ours, "range": c.spread, "agrees": c.agrees}
+            {"quantity": c.quantity, "paper": c.paper, "ours": c.ours, "range": c.spread, "agrees": c.agrees,
+             "reason": c.reason}
             for c in result.rows
         ],
+        "figures": [{"file": f.file, "caption": f.caption} for f in result.figures],
+        "sections": [{"heading": h, "body": b} for h, b in result.sections],
     }
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def result_from_json(text: str) -> Result:
+    """The :class:`Result` a results.json records (ValueError if it is not one)."""
+    doc = json.loads(text)
+    try:
+        return Result(
+            experiment=doc["experiment"],
+            figure=doc["figure"],
+            summary=doc["summary"],
+            paper=doc["paper"],
+            quick=doc["quick"],
+            setup=tuple(doc["setup"]),
+            rows=tuple(
+                Comparison(c["quantity"], c["paper"], c["ours"], c["range"], c["agrees"], c["reason"])
+                for c in doc["comparisons"]
+            ),
+            figures=tuple(Figure(f["file"], f["caption"]) for f in doc["figures"]),
+            sections=tuple((s["heading"], s["body"]) for s in doc["sections"]),
+            numbers={k: (math.nan if v is None else v) for k, v in doc["numbers"].items()},
+            live_runs=tuple(doc.get("live_runs", ())),
+        )
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"not an experiment's results.json (missing {err})") from None
 
 
 #: The first line of index.md, by which a later run knows the file is ours.
