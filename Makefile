@@ -12,6 +12,7 @@
 #   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
 #   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
+#   make bench-scorecard  the scorecard of every algorithm, twice (seeds 1-5, 6-10): wall time, Kendall's tau of the rankings
 #   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, and hock-single's 10 Gbit/s flow (~3 min)
 
 SHELL := /bin/bash
@@ -26,6 +27,8 @@ CORE_SO     := python/ccarena/_core.abi3.so
 APT_PACKAGES := clang llvm bpftool libbpf-dev
 # The live engine's testbed (ip, tc; sysctl).
 APT_PACKAGES += iproute2 procps
+# The HTML report's test: a real headless browser (Debian's chromium, driven by Selenium).
+APT_PACKAGES += chromium chromium-driver
 # The live engine's userspace delay line (crates/delayline).
 DELAYLINE := target/release/delayline
 # Anything that changes the native module; Python sources are installed
@@ -37,7 +40,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-memory bench-sweep clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-memory bench-sweep bench-scorecard clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -106,6 +109,9 @@ bench-memory: build
 
 bench-sweep: build
 	$(PY) bench/bench_sweep.py
+
+bench-scorecard: build
+	$(PY) bench/bench_scorecard.py
 
 # ns-3.44 for `make bench`'s comparison, per ../shared/peers/ns3/README.md.
 bench-ns3-setup: $(NS3_BIN)

@@ -2,6 +2,7 @@
 
     ccarena run SCENARIO.toml [--out DIR] [--set key=value ...] [--point N]
     ccarena sweep SWEEP.toml [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]] [--save-runs]
+    ccarena scorecard [--ccs A,B,...] [--seeds 1,2,...] [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]]
     ccarena report DIR... [--out FILE.html]
     ccarena ccs
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]  (root)
@@ -71,6 +72,15 @@ def _parser() -> argparse.ArgumentParser:
                             "default: start a local Ray instance")
     sweep.add_argument("--save-runs", action="store_true",
                        help="also write each point's run directory (telemetry, plot) under DIR/runs/")
+
+    card = sub.add_parser("scorecard", help="every algorithm through a standard fairness battery: scores, ranks, one table")
+    card.add_argument("--ccs", metavar="A,B,...", help="algorithms to score (default: every one `ccarena ccs` lists)")
+    card.add_argument("--seeds", default="1,2,3,4,5", metavar="1,2,...", help="seeds of every scenario (default: 1,2,3,4,5)")
+    card.add_argument("--out", type=Path, default=Path("runs/scorecard"), metavar="DIR",
+                      help="scorecard directory; rerunning into it reuses finished points (default: runs/scorecard)")
+    card.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: the number of cores)")
+    card.add_argument("--executor", default="local", metavar="local|ray", help="where the runs go (as for sweep)")
+    card.add_argument("--address", metavar="ADDR", help="with --executor ray: the cluster to join")
 
     rpt = sub.add_parser("report", help="one self-contained HTML page over run, sweep, scorecard and experiment directories")
     rpt.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
@@ -183,6 +193,27 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_scorecard(args: argparse.Namespace) -> int:
+    from .errors import ScenarioError
+    from .scorecard import run_scorecard
+    from .scorecard.render import markdown
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError("--jobs", f"must be >= 1, got {args.jobs}")
+    if args.address is not None and args.executor != "ray":
+        raise ScenarioError("--address", "only with --executor ray")
+    ccs = None if args.ccs is None else [c.strip() for c in args.ccs.split(",") if c.strip()]
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        raise ScenarioError("--seeds", f"expected comma-separated integers, got {args.seeds!r}") from None
+    done = run_scorecard(args.out, ccs=ccs, seeds=seeds, executor=args.executor, jobs=args.jobs, address=args.address)
+    print(markdown(done.record))
+    print(f"scorecard: {done.out / 'scorecard.md'} ({done.points} runs: {done.cached} cached, {done.computed} computed)")
+    print(f"ccarena: done in {done.wall_s:.1f} s wall", file=sys.stderr)
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from .html import write
 
@@ -265,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "sweep":
             return _cmd_sweep(args)
+        if args.command == "scorecard":
+            return _cmd_scorecard(args)
         if args.command == "report":
             return _cmd_report(args)
         if args.command == "ccs":

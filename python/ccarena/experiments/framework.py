@@ -94,7 +94,9 @@ class RunSpec:
     link.parquet columns the analysis needs (none: the summary only, which
     keeps sweeps small); ``out``, if set, a run directory to write (with
     its telemetry and plot) where the run happens; ``name`` the scenario's
-    name in its summary (a sweep's points carry the sweep file's).
+    name in its summary (a sweep's points carry the sweep file's);
+    ``derive`` derived metrics (:mod:`ccarena.sweep.derive`) to compute
+    from the telemetry where the run happens, into ``summary["derived"]``.
     """
 
     key: str
@@ -103,6 +105,7 @@ class RunSpec:
     link_columns: tuple[str, ...] = ()
     out: str | None = None
     name: str = "scenario"
+    derive: tuple[str, ...] = ()
 
     @property
     def cost(self) -> float:

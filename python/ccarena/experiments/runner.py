@@ -83,23 +83,33 @@ class _WorkerError(RuntimeError):
 
 def run_one(spec: RunSpec) -> Outcome:
     """Simulate one spec and keep only what its analysis asked for (the
-    telemetry crosses from the engine only when a column is asked for or
-    the run directory is written, ``spec.out``)."""
+    telemetry crosses from the engine only when a column is asked for,
+    a derived metric needs it, or the run directory is written)."""
     from ..api import simulate
     from ..results import Result
     from ..scenario import load_scenario
 
     started = time.perf_counter()
     scenario = dataclasses.replace(load_scenario(spec.scenario), name=spec.name)
-    series = bool(spec.flow_columns or spec.link_columns or spec.out)
+    wanted = spec
+    if spec.derive:
+        from ..sweep.derive import columns_for
+
+        wanted = dataclasses.replace(spec, flow_columns=tuple(dict.fromkeys(spec.flow_columns + columns_for(spec.derive))))
+    series = bool(wanted.flow_columns or wanted.link_columns or spec.out)
     engine_started = time.perf_counter()
     raw = simulate(scenario, series=series)
     engine_s = time.perf_counter() - engine_started
     result = Result(scenario, raw)
     if spec.out:
         result.save(spec.out)
-    outcome = outcome_of(spec, result, started)
+    outcome = outcome_of(wanted, result, started)
     outcome.engine_s = engine_s
+    if spec.derive:
+        from ..sweep.derive import compute
+
+        outcome.summary = {**outcome.summary, "derived": compute(spec.derive, outcome.summary, outcome.t_s, outcome.flow)}
+        outcome.flow = {k: v for k, v in outcome.flow.items() if k in spec.flow_columns}
     return outcome
 
 

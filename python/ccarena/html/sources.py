@@ -115,7 +115,8 @@ def sweep_section(d: Path) -> Section:
 
     index = json.loads((d / "sweep.json").read_text(encoding="utf-8"))
     rows = pq.read_table(d / "points.parquet").to_pylist()
-    axes = [a for a in index["axes"] if a != "seed"]
+    # Columns of the table: every swept path (a zipped axis names several).
+    axes = [path for a in index["axes"] if a != "seed" for path in a.split(",")]
     n_flows = max(int(k.split(".")[1]) for r in rows for k in r if k.startswith("flow.") and k.endswith(".share")) + 1
     metrics = [(f"flow.{i}.share", f"flow {i} share", 100, ".1f", "%") for i in range(n_flows)]
     metrics += [("jain", "Jain", 1, ".3f", ""), ("utilization", "utilisation", 100, ".1f", "%"),

@@ -72,7 +72,7 @@ def run_sweep(
     cache.open_sweep_dir(out)
     started = time.perf_counter()
 
-    keys = [cache.point_key(p.scenario) for p in sweep.points]
+    keys = [cache.point_key(p.scenario, sweep.derive) for p in sweep.points]
     summaries: dict[int, dict[str, Any]] = {}
     for point, key in zip(sweep.points, keys, strict=True):
         if (found := cache.load_point(out, key)) is not None:
@@ -101,6 +101,7 @@ def run_sweep(
             key=str(p.index),
             scenario=_doc(sweep, p),
             name=sweep.name,
+            derive=sweep.derive,
             out=str(out / RUNS / _run_name(p)) if save_runs else None,
         )
         for p in todo
@@ -163,6 +164,7 @@ def _write_index(out: Path, sweep: Sweep, keys: list[str], sweep_file: str | Non
         "name": sweep.name,
         "sweep_file": sweep_file,
         "axes": {k: list(v) for k, v in sweep.axes.items()},
+        "derive": list(sweep.derive),
         "points": [
             {"point": p.index, "key": key, "values": _values(p), "command": rerun(p)}
             for p, key in zip(sweep.points, keys, strict=True)

@@ -9,7 +9,8 @@ Each point is stored, the moment it finishes, as ``points/<key>.json``
 - the engine's build id (``_core.build_id()``: a digest of ``cc/`` and
   the engine's sources, so a changed algorithm or engine never reuses an
   old point),
-- the front end's summary code (``metrics.py``, which shapes summary.json).
+- the front end's summary code (``metrics.py``, which shapes summary.json,
+  and ``derive.py``) and the derived metrics the point computes.
 
 A rerun into the same directory therefore skips every finished point, and
 an interrupted sweep resumes where it stopped; a sweep file widened
@@ -44,14 +45,17 @@ def code_id() -> str:
     """What, besides the scenario, decides a point's summary."""
     from .. import _core, metrics
 
-    front = hashlib.sha256(Path(metrics.__file__).read_bytes()).hexdigest()[:16]
+    from . import derive
+
+    front = hashlib.sha256(Path(metrics.__file__).read_bytes() + Path(derive.__file__).read_bytes()).hexdigest()[:16]
     return f"{_core.build_id()}-{front}"
 
 
-def point_key(scenario: ResolvedScenario) -> str:
+def point_key(scenario: ResolvedScenario, derive: tuple[str, ...] = ()) -> str:
     """The cache key of a point (32 hex digits)."""
     text = json.dumps(
-        {"config": scenario.config, "input": scenario.human, "name": scenario.name, "code": code_id()},
+        {"config": scenario.config, "input": scenario.human, "name": scenario.name, "code": code_id(),
+         **({"derive": list(derive)} if derive else {})},
         sort_keys=True,
         separators=(",", ":"),
         default=str,

@@ -15,6 +15,13 @@
     "bottleneck.rate" = ["10Mbit", "1Gbit"]   # dotted paths, as --set spells them
     "flow.1.rtt" = ["20ms", "50ms"]
     seeds = [1, 2, 3]                          # optional; the scenario's seed otherwise
+    derive = ["convergence"]                   # optional: metrics from the telemetry (derive.py)
+
+A key naming several paths, comma-separated, is one axis whose values
+set them together (a list per value), e.g. RTT pairs rather than every
+combination:
+
+    "flow.0.rtt,flow.1.rtt" = [["10ms", "20ms"], ["10ms", "50ms"], ["50ms", "250ms"]]
 
 The grid is the product of the axes in the order they are written, seeds
 innermost: point 0 is every axis's first value with the first seed. Every
@@ -35,8 +42,10 @@ from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, 
 
 #: The table holding the axes.
 TABLE = "sweep"
-#: Its key for the seeds (every other key is a dotted scenario path).
+#: Its key for the seeds, and for derived metrics (every other key is a
+#: dotted scenario path).
 SEEDS = "seeds"
+DERIVE = "derive"
 #: Most points one sweep may have: a typo in an axis should not start a
 #: million runs. A larger study is several sweeps.
 MAX_POINTS = 100_000
@@ -66,6 +75,8 @@ class Sweep:
     #: Axis -> values, in file order; ``seed`` last if the file has seeds.
     axes: Mapping[str, Sequence[Any]]
     points: Sequence[Point]
+    #: Derived metrics every point computes (sweep/derive.py).
+    derive: tuple[str, ...] = ()
 
 
 def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[str] | None = None) -> Sweep:
@@ -77,6 +88,8 @@ def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[st
         raise ScenarioError(TABLE, "missing: add a [sweep] table mapping dotted scenario paths to lists of values")
     if not isinstance(table, Mapping) or not table:
         raise ScenarioError(TABLE, "expected a table of dotted paths to lists, e.g. \"bottleneck.rate\" = [\"10Mbit\", \"1Gbit\"]")
+    table = dict(table)
+    derive = _derive(table.pop(DERIVE, []))
     axes = _axes(table)
     base_dir = source_dir(source)
     # A relative link trace is relative to the sweep file, wherever points run.
@@ -86,8 +99,11 @@ def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[st
         raise ScenarioError(TABLE, f"{len(combos)} points, more than {MAX_POINTS}: split the sweep")
     points = []
     for index, combo in enumerate(combos):
-        values = dict(zip(axes, combo, strict=True))
-        overrides = [(path, value) for path, value in values.items()]
+        values: dict[str, Any] = {}
+        for axis, value in zip(axes, combo, strict=True):
+            paths = axis.split(",")
+            values.update(zip(paths, value if len(paths) > 1 else [value], strict=True))
+        overrides = list(values.items())
         try:
             point_doc = apply_overrides(doc, overrides)
             scenario = resolve(point_doc, name=name, known_ccs=known_ccs, base_dir=base_dir)
@@ -95,7 +111,18 @@ def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[st
             where = " ".join(f"{k}={v}" for k, v in values.items())
             raise ScenarioError(f"{err.path} (sweep point {index}: {where})", err.problem) from None
         points.append(Point(index, values, scenario))
-    return Sweep(name=name, base=doc, axes=axes, points=points)
+    return Sweep(name=name, base=doc, axes=axes, points=points, derive=derive)
+
+
+def _derive(names: Any) -> tuple[str, ...]:
+    from .derive import DERIVED
+
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ScenarioError(f"{TABLE}.{DERIVE}", f"expected a list of names ({', '.join(DERIVED)}), got {names!r}")
+    for n in names:
+        if n not in DERIVED:
+            raise ScenarioError(f"{TABLE}.{DERIVE}", f"unknown derived metric {n!r} (known: {', '.join(DERIVED)})")
+    return tuple(dict.fromkeys(names))
 
 
 def _axes(table: Mapping[str, Any]) -> dict[str, list[Any]]:
@@ -114,11 +141,20 @@ def _axes(table: Mapping[str, Any]) -> dict[str, list[Any]]:
             continue
         if key == "seed":
             raise ScenarioError(where, f"give the seeds as {SEEDS} = [...]")
-        if any(not part for part in key.split(".")):
+        paths = key.split(",")
+        if any(not part for path in paths for part in path.split(".")):
             raise ScenarioError(where, "malformed dotted path")
-        if any(isinstance(v, dict) for v in values):
-            raise ScenarioError(where, "values must be plain values (strings, numbers, booleans), not tables")
-        axes[key] = values
+        if len(paths) > 1:
+            if len(set(paths)) != len(paths):
+                raise ScenarioError(where, "names a path twice")
+            if not all(isinstance(v, list) and len(v) == len(paths) for v in values):
+                raise ScenarioError(where, f"each value must be a list of {len(paths)} values, one per path")
+            flat = [x for v in values for x in v]
+        else:
+            flat = values
+        if any(isinstance(v, dict | list) for v in flat):
+            raise ScenarioError(where, "values must be plain values (strings, numbers, booleans), not tables or lists")
+        axes[key] = [tuple(v) for v in values] if len(paths) > 1 else values
     if seeds is not None:
         axes["seed"] = seeds
     if not axes:

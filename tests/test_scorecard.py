@@ -1,0 +1,96 @@
+"""`ccarena scorecard`: the battery through sweeps (cached), scores with
+intervals, ranks that follow the scores, and two behaviour facts the
+papers establish (BBR is RTT-unfair and rewards latency cheating; BBQ is
+fairer across RTTs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ccarena.scorecard import battery, run_scorecard
+from ccarena.stats import kendall_tau, mean_ci95
+from conftest import run_cli
+
+CCS = ["bbr", "bbq", "cubic"]
+SEEDS = [1, 2]
+
+
+@pytest.fixture(scope="module")
+def card(tmp_path_factory):
+    out = tmp_path_factory.mktemp("card") / "sc"
+    return run_scorecard(out, ccs=CCS, seeds=SEEDS, jobs=2, progress=False)
+
+
+def test_every_criterion_scores_every_algorithm_and_ranks_follow_the_means(card):
+    record = card.record
+    assert record["algorithms"] == CCS and record["seeds"] == SEEDS
+    assert [c["key"] for c in record["criteria"]] == [c.key for c in battery.CRITERIA]
+    for crit in record["criteria"]:
+        means = {cc: crit["scores"][cc]["mean"] for cc in CCS}
+        assert all(m is not None for m in means.values()), crit["key"]
+        for cc in CCS:
+            entry = crit["scores"][cc]
+            assert len(entry["values"]) == len(SEEDS)
+            m, ci = mean_ci95(entry["values"])
+            # per-seed values are stored rounded to 6 decimals, the mean and interval from the exact ones
+            assert entry["mean"] == pytest.approx(m, abs=5e-6) and entry["ci95"] == pytest.approx(ci, rel=1e-3, abs=5e-6)
+        sign = 1 if crit["better"] == "higher" else -1
+        ordered = [sign * means[cc] for cc in crit["ranking"]]
+        assert ordered == sorted(ordered, reverse=True), crit["key"]
+    mean_ranks = [o["mean_rank"] for o in record["overall"]]
+    assert mean_ranks == sorted(mean_ranks)
+    for o in record["overall"]:
+        ranks = [c["scores"][o["cc"]]["rank"] for c in record["criteria"]]
+        assert o["mean_rank"] == pytest.approx(sum(ranks) / len(ranks), abs=1e-6)
+
+
+def test_the_papers_rtt_unfairness_shows_in_the_scores(card):
+    crit = {c["key"]: c["scores"] for c in card.record["criteria"]}
+    # Measured (seeds 1-2): RTT-fairness Jain BBR 0.61, BBQ 0.93; the
+    # cheating gain of BBR 42.6 +- 5.5 pp, BBQ 5.2 +- 8.2 pp.
+    assert crit["rtt_fairness"]["bbq"]["mean"] > crit["rtt_fairness"]["bbr"]["mean"] + 0.15
+    assert crit["cheating"]["bbr"]["mean"] > 25
+    assert crit["cheating"]["bbr"]["mean"] > crit["cheating"]["bbq"]["mean"] + 15
+    # Two loss-based CUBIC flows converge slowly at 2 BDP; BBR's do within seconds.
+    assert crit["converge_join"]["bbr"]["mean"] < 5
+
+
+def test_outputs_and_a_rerun_reuses_every_point(card):
+    out = card.out
+    for name in ("scorecard.json", "scorecard.md", "scorecard.png"):
+        assert (out / name).is_file()
+    assert (out / "scorecard.png").read_bytes()[:4] == b"\x89PNG"
+    assert card.computed == card.points > 0
+    again = run_scorecard(out, ccs=CCS, seeds=SEEDS, jobs=2, progress=False)
+    assert (again.cached, again.computed) == (card.points, 0)
+    assert json.loads((out / "scorecard.json").read_text()) == card.record
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ccs", "bbr,nope"], "--ccs: unknown congestion control 'nope'"),
+        (["--ccs", "bbr"], "--ccs: a scorecard ranks at least two algorithms"),
+        (["--ccs", "bbr,cubic", "--seeds", "1,x"], "--seeds: expected comma-separated integers"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, args, message):
+    proc = run_cli("scorecard", *args, "--out", tmp_path / "sc")
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not (tmp_path / "sc").exists()
+
+
+def test_a_foreign_directory_is_left_alone(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "data.csv").write_text("1,2\n")
+    proc = run_cli("scorecard", "--ccs", "bbr,cubic", "--out", tmp_path / "mine")
+    assert proc.returncode == 2 and "not written by ccarena scorecard" in proc.stderr
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["data.csv"]
+
+
+def test_kendall_tau():
+    assert kendall_tau(["a", "b", "c", "d"], ["a", "b", "c", "d"]) == 1
+    assert kendall_tau(["a", "b", "c", "d"], ["d", "c", "b", "a"]) == -1
+    assert kendall_tau(["a", "b", "c", "d"], ["b", "a", "c", "d"]) == pytest.approx(4 / 6)
