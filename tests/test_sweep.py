@@ -170,7 +170,7 @@ def test_a_killed_sweep_resumes_without_recomputing_finished_points(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "ccarena", "sweep", str(sweep_file), "--out", str(out), "--jobs", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     points = out / "points"
     deadline = time.monotonic() + 300
