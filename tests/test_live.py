@@ -174,6 +174,11 @@ def test_bbr_rtt_unfairness_live(clean_host, tmp_path):
     assert 9.0 <= short["rtt_mean_ms"] and 49.0 <= long_["rtt_mean_ms"]
     assert summary["live"]["delay_line"]["dropped_overflow"] == 0
     assert summary["live"]["losses"]["unexplained_losses"] == 0, summary["live"]["losses"]
+    # The kernel's chrono counters came back per flow: busy for about the
+    # run (15 s, plus the drain), never longer, and no limit beyond busy.
+    for limited in summary["live"]["limited"]:
+        assert 10 <= limited["busy_s"] <= 30, limited
+        assert 0 <= limited["sndbuf_limited_s"] <= limited["busy_s"] and 0 <= limited["rwnd_limited_s"] <= limited["busy_s"]
     # Same files and schema as the simulator's run directory.
     sim_out = tmp_path / "sim"
     sim = run_cli("run", EXAMPLES / "bbr-rtt-unfairness.toml", *SHORT, "--out", sim_out)

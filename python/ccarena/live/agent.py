@@ -219,7 +219,9 @@ def send(cfg: dict[str, Any]) -> None:
             continue
         info = tcp_info(s)
         final.append({"data_segs_out": info.data_segs_out, "total_retrans": info.total_retrans,
-                      "total_rto": info.total_rto, "unacked": info.unacked, "delivered_ce": info.delivered_ce})
+                      "total_rto": info.total_rto, "unacked": info.unacked, "delivered_ce": info.delivered_ce,
+                      "busy_time_us": info.busy_time_us, "rwnd_limited_us": info.rwnd_limited_us,
+                      "sndbuf_limited_us": info.sndbuf_limited_us})
     _finish({"samples": samples, "final": final, "errors": errors, "drained": drained, "netstat": netstat()})
 
 

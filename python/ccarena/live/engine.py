@@ -376,5 +376,23 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path) -> Result:
         "split_forwarding": split,
         "link_samples": len(sampler.samples),
         "losses": testbed.loss_report(counters, delay_stats, mode == "userspace", tx_doc, rx_doc),
+        "limited": limited_report(tx_doc),
     }
     return result
+
+
+def limited_report(tx_doc: dict[str, Any]) -> list[dict[str, float] | None]:
+    """Per flow, over its whole life (Linux's chrono counters, TCP_INFO):
+    seconds busy (data in flight or queued), and of those the seconds
+    limited by the receiver's window and by the send buffer -- the agent
+    not refilling the socket in time, which the simulator's always-backlogged
+    senders never are. Both should be ~0 for bulk flows."""
+    out: list[dict[str, float] | None] = []
+    for f in tx_doc.get("final", []):
+        if not f or "busy_time_us" not in f:
+            out.append(None)
+            continue
+        out.append({"busy_s": round(f["busy_time_us"] / 1e6, 3),
+                    "rwnd_limited_s": round(f["rwnd_limited_us"] / 1e6, 3),
+                    "sndbuf_limited_s": round(f["sndbuf_limited_us"] / 1e6, 3)})
+    return out

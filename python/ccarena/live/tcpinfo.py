@@ -31,6 +31,13 @@ class TcpInfo:
     data_segs_in: int
     data_segs_out: int
     delivery_rate_Bps: int
+    #: Linux's chrono counters (tcp_chrono_*), us since the connection
+    #: began: time with data in flight or queued, and the parts of it
+    #: limited by the receive window and by the send buffer (the sending
+    #: application not keeping the socket full).
+    busy_time_us: int
+    rwnd_limited_us: int
+    sndbuf_limited_us: int
     total_rto: int | None
     #: Segments delivered with ECN feedback (the sender's tp->delivered_ce).
     delivered_ce: int
@@ -62,6 +69,9 @@ def tcp_info(sock: socket.socket) -> TcpInfo:
         data_segs_in=u32(152),
         data_segs_out=u32(156),
         delivery_rate_Bps=u64(160),
+        busy_time_us=u64(168),
+        rwnd_limited_us=u64(176),
+        sndbuf_limited_us=u64(184),
         total_rto=struct.unpack_from("=H", raw, 240)[0] if len(raw) >= 242 else None,
         delivered_ce=u32(196),
         received_ce=u32(248) if len(raw) >= 252 else None,
