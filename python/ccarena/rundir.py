@@ -193,20 +193,29 @@ def check_owned_file(path: Path, first_line: str) -> None:
         raise ScenarioError("--out", f"{path} exists and was not written by ccarena; it is left alone")
 
 
-def write_file_atomic(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a temporary file renamed into place)."""
+@contextmanager
+def atomic_file(path: Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; when the block ends without
+    error it replaces ``path`` (whole or not at all), on any error it is
+    removed. For files written by a library (Parquet, PNG)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-{os.getpid()}-", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        yield Path(tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_file_atomic(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file renamed into place)."""
+    with atomic_file(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def _swap_into_place(tmp: Path, out: Path) -> None:

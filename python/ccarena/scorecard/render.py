@@ -84,27 +84,17 @@ def figure(record: dict[str, Any], path: Path) -> None:
         ax.axis("off")
     fig.suptitle("ccarena scorecard: algorithms in overall rank order (best at the top); bars: 95% interval", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
+    fig.savefig(path, format="png", metadata={"Software": None})
     plt.close(fig)
 
 
 def write_outputs(out: Path, record: dict[str, Any]) -> None:
-    import os
-    import tempfile
-
-    from ..rundir import write_file_atomic
+    from ..rundir import atomic_file, write_file_atomic
 
     write_file_atomic(out / RECORD, json.dumps(record, indent=1, allow_nan=False) + "\n")
     write_file_atomic(out / MARKDOWN, markdown(record) + "\n")
-    fd, tmp = tempfile.mkstemp(prefix=f".{FIGURE}.tmp-{os.getpid()}-", dir=out, suffix=".png")
-    os.close(fd)
-    try:
-        figure(record, Path(tmp))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out / FIGURE)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(out / FIGURE) as tmp:
+        figure(record, tmp)  # PNG, matplotlib's default format
 
 
 def html_section(d: Path):

@@ -72,11 +72,10 @@ def setup_columns(config: Mapping[str, Any], human: Mapping[str, Any]) -> dict[s
 
 def write_points(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     """Write the rows (dicts; missing keys are null) as Parquet, atomically."""
-    import os
-    import tempfile
-
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from ..rundir import atomic_file
 
     columns: dict[str, None] = {}
     for row in rows:
@@ -88,13 +87,5 @@ def write_points(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
             arrays[name] = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds (an axis of 1 and "2"): text
             arrays[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
-    table = pa.table(arrays)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-{os.getpid()}-", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as tmp:
+        pq.write_table(pa.table(arrays), tmp)
