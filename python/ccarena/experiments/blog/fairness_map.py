@@ -17,7 +17,7 @@ RTT and the absolute difference in RTTs".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
 
@@ -102,8 +102,9 @@ def runs(quick: bool) -> list[RunSpec]:
                 traced = TRACED if (v is BBR3_TUNED and (s, lg) == (10, 50)) else ()
                 specs.append(RunSpec(key(v.name, seed, rtts=f"{s}-{lg}"), _pair_doc(v, s, lg, seed, quick), traced))
             for lg in QUICK_HIGH_LONG_MS if quick else HIGH_LONG_MS:
+                traced = TRACED if (v is BBR3_TUNED and lg == 250) else ()
                 specs.append(RunSpec(key(v.name, seed, rtts=f"{HIGH_SHORT_MS}-{lg}", rate="high"),
-                                     _pair_doc(v, HIGH_SHORT_MS, lg, seed, quick, HIGH_RATE)))
+                                     _pair_doc(v, HIGH_SHORT_MS, lg, seed, quick, HIGH_RATE), traced))
             if v is not CUBIC:
                 for b in QUICK_BUFFERS_BDP if quick else BUFFERS_BDP:
                     d = _duration(quick)
@@ -114,6 +115,27 @@ def runs(quick: bool) -> list[RunSpec]:
         for v in (MARGIN_ONLY, QUANTUM_ONLY):
             specs.append(RunSpec(key(v.name, seed, rtts="10-50"), _pair_doc(v, 10, 50, seed, quick)))
     return specs
+
+
+def window_bound(traced: Sequence[Outcome], rtts_ms: tuple[int, int], lo: float, target: float) -> str:
+    """Why the shares are what they are when both flows are window-bound
+    in a shared queue, from the traced runs (means over seeds): each flow
+    i delivers about W_i / (R_i + Q) (its in-flight over its base RTT plus
+    the mean queueing delay Q), so the short flow's share follows the
+    ratio of the windows; the window it would need for ``target`` at the
+    measured queue, against what it holds."""
+    q_ms = mean([r.summary["queue_delay_ms"]["mean"] for r in traced])
+    infl = [mean([float(np.median(r.flow["inflight"][i][r.t_s > lo])) for r in traced]) for i in (0, 1)]
+    cwnd = [mean([float(np.median(r.flow["cwnd"][i][r.t_s > lo])) for r in traced]) for i in (0, 1)]
+    got = [mean([r.goodput(i) for r in traced]) for i in (0, 1)]
+    # Packets per second each window would deliver over its RTT plus the queue, as Mbit/s of payload.
+    model = [infl[i] * units.MSS_BYTES * 8 / ((rtts_ms[i] + q_ms) / 1e3) / 1e6 for i in (0, 1)]
+    need = target / (1 - target) * infl[1] * (rtts_ms[0] + q_ms) / (rtts_ms[1] + q_ms)
+    return (f"Both flows are window-bound in one queue (mean queueing delay {q_ms:.0f} ms; median in flight "
+            f"{infl[0]:.0f} / {infl[1]:.0f} packets against cwnd {cwnd[0]:.0f} / {cwnd[1]:.0f}): in flight over base "
+            f"RTT plus queue gives {model[0]:.0f} / {model[1]:.0f} Mbit/s against the {got[0]:.0f} / {got[1]:.0f} "
+            f"delivered, so the windows set the shares. For {100 * target:.0f}% at this queue the "
+            f"{rtts_ms[0]} ms flow would need {need:.0f} packets in flight; it holds {infl[0]:.0f}.")
 
 
 def _shares(outcomes: Mapping[str, Outcome], v: Variant, seeds, rtts: str, **point) -> list[float]:
@@ -215,7 +237,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                    f"packets for the 10 ms flow, {cwnd[0] / bdp[0]:.2f} of its own BDP ({bdp[0]:.0f}: its bandwidth "
                    f"estimate x 10 ms), against {cwnd[1]:.0f} for the 50 ms flow, {cwnd[1] / bdp[1]:.2f} of its own "
                    f"({bdp[1]:.0f}): each holds about the same multiple of its own BDP, so the longer flow keeps "
-                   f"{cwnd[1] / cwnd[0]:.1f}x the window (the queue is shared, so windows set the shares)."))
+                   f"{cwnd[1] / cwnd[0]:.1f}x the window. " + window_bound(traced, (10, 50), lo, 0.40)))
     # L83: at a high rate and ~200 ms difference, biased to the long flow, short still ~50%.
     if 250 in highs:
         xs = high[(BBR3_TUNED.name, 250)]
@@ -230,7 +252,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             + (pct(share[(BBR3_TUNED.name, 50, 250)]) if (50, 250) in pairs(quick) else "n/a")
             + f"; untuned BBRv3 at {HIGH_RATE_MBPS} Mbit/s: {pct(high[(BBR3.name, 250)])}, so at this rate the "
             + ("tuning lifts" if mean(xs) > mean(high[(BBR3.name, 250)]) else "tuning does not lift")
-            + " the short flow."))
+            + " the short flow. "
+            + window_bound(runs_of(outcomes, BBR3_TUNED.name, seeds, rtts=f"{HIGH_SHORT_MS}-250", rate="high"),
+                           (HIGH_SHORT_MS, 250), _from(quick), 0.5 - FAIR_TOLERANCE)))
     for v in FAMILIES:
         if v is CUBIC:
             continue
