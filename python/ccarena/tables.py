@@ -60,6 +60,7 @@ def flow_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
             "pacing_gain": _scaled(s["pacing_gain"]),
             "cwnd_gain": _scaled(s["cwnd_gain"]),
             "bw_estimate_mbps": scaled("bw_estimate_bps", 1e-6),
+            "delivery_rate_mbps": scaled("delivery_rate_bps", 1e-6),
             # NaN (the algorithm exports no variable) becomes null.
             "cc_var": _scaled(s["cc_var"]),
             "queue_bytes": pa.array(s["queue_bytes"], pa.uint64()),

@@ -112,6 +112,8 @@ pub struct FlowSeries {
     pub pacing_gain: Vec<f64>,
     pub cwnd_gain: Vec<f64>,
     pub bw_estimate_bps: Vec<f64>,
+    /// Latest delivery-rate sample (TCP_INFO's tcpi_delivery_rate), bit/s.
+    pub delivery_rate_bps: Vec<f64>,
     /// The CC's own variable (CCA_TRACE_VAR); NaN where it exports none.
     pub cc_var: Vec<f64>,
     /// Bytes of this flow in the bottleneck queue at the sample instant.
@@ -174,7 +176,7 @@ impl Column<'_> {
 impl FlowSeries {
     /// Every column by its serialised name (destructured, so that a new
     /// field cannot be left out).
-    pub fn columns(&self) -> [(&'static str, Column<'_>); 17] {
+    pub fn columns(&self) -> [(&'static str, Column<'_>); 18] {
         let Self {
             t_ns,
             flow,
@@ -190,6 +192,7 @@ impl FlowSeries {
             pacing_gain,
             cwnd_gain,
             bw_estimate_bps,
+            delivery_rate_bps,
             cc_var,
             queue_bytes,
             retransmits,
@@ -209,6 +212,7 @@ impl FlowSeries {
             ("pacing_gain", Column::F64(pacing_gain)),
             ("cwnd_gain", Column::F64(cwnd_gain)),
             ("bw_estimate_bps", Column::F64(bw_estimate_bps)),
+            ("delivery_rate_bps", Column::F64(delivery_rate_bps)),
             ("cc_var", Column::F64(cc_var)),
             ("queue_bytes", Column::U64(queue_bytes)),
             ("retransmits", Column::U64(retransmits)),
@@ -232,6 +236,7 @@ impl FlowSeries {
             pacing_gain,
             cwnd_gain,
             bw_estimate_bps,
+            delivery_rate_bps,
             cc_var,
             queue_bytes,
             retransmits,
@@ -250,6 +255,7 @@ impl FlowSeries {
         pacing_gain.reserve_exact(rows);
         cwnd_gain.reserve_exact(rows);
         bw_estimate_bps.reserve_exact(rows);
+        delivery_rate_bps.reserve_exact(rows);
         cc_var.reserve_exact(rows);
         queue_bytes.reserve_exact(rows);
         retransmits.reserve_exact(rows);

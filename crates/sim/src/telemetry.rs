@@ -62,6 +62,7 @@ impl Recorder {
             fs.pacing_gain.push(s.pacing_gain);
             fs.cwnd_gain.push(s.cwnd_gain);
             fs.bw_estimate_bps.push(s.bw_estimate_bps);
+            fs.delivery_rate_bps.push(s.delivery_rate_bps);
             fs.cc_var.push(s.cc_var);
             fs.queue_bytes.push(snap.queue_bytes);
             fs.retransmits.push(snap.counters.retransmits - prev.retransmits);

@@ -208,7 +208,7 @@ def send(cfg: dict[str, Any]) -> None:
             bbr = bbr_info(s) if flows[i]["cc"] == "bbr" else None
             row.append(
                 [info.snd_cwnd, info.inflight, info.pacing_rate_Bps * 8, info.rtt_us, info.min_rtt_us,
-                 info.ca_state, info.total_retrans, *(bbr or (None, None, None))]
+                 info.ca_state, info.total_retrans, *(bbr or (None, None, None)), info.delivery_rate_Bps * 8]
             )
         samples.append(row)
     drained = _drain(socks, end + int(DRAIN_S * 1e9))

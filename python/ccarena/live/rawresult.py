@@ -22,8 +22,9 @@ import json
 from typing import Any
 
 #: Columns of a sender sample row (agent.py): cwnd, inflight, pacing bit/s,
-#: srtt us, min_rtt us, ca_state, total_retrans, bbr bw bit/s, gains.
-_CWND, _INFLIGHT, _PACING, _SRTT, _MINRTT, _CASTATE, _RETRANS, _BW, _PGAIN, _CGAIN = range(10)
+#: srtt us, min_rtt us, ca_state, total_retrans, bbr bw bit/s, gains,
+#: delivery rate bit/s (tcpi_delivery_rate).
+_CWND, _INFLIGHT, _PACING, _SRTT, _MINRTT, _CASTATE, _RETRANS, _BW, _PGAIN, _CGAIN, _DELIVERY = range(11)
 
 
 def _percentile(sorted_values: list[float], q: float) -> float | None:
@@ -69,7 +70,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
 
     series: dict[str, list] = {key: [] for key in (
         "t_ns", "flow", "goodput_bps", "cwnd", "inflight", "pacing_rate_bps", "srtt_us", "rtt_us", "min_rtt_us",
-        "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "cc_var", "queue_bytes",
+        "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "delivery_rate_bps", "cc_var", "queue_bytes",
         "retransmits")}
     link_series: dict[str, list] = {key: [] for key in (
         "t_ns", "queue_bytes", "queue_delay_us", "drops", "rate_bps", "tx_bytes")}
@@ -92,6 +93,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["pacing_gain"].append(None if row is None else row[_PGAIN])
             series["cwnd_gain"].append(None if row is None else row[_CGAIN])
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
+            series["delivery_rate_bps"].append(None if row is None else float(row[_DELIVERY]))
             series["cc_var"].append(None)  # an algorithm's own variable: not visible through TCP_INFO
             series["queue_bytes"].append(link_at[k].get("flow_backlog", [0] * n_flows)[i])
             series["retransmits"].append(max(0, retrans_at(k, i) - retrans_at(k - 1, i)))

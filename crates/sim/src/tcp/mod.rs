@@ -53,6 +53,10 @@ pub struct SenderTelemetry {
     pub cwnd_gain: f64,
     /// The CC's bandwidth estimate, bit/s (0 if it has none).
     pub bw_estimate_bps: f64,
+    /// Latest delivery-rate sample the stack kept (`tp->rate_delivered` /
+    /// `tp->rate_interval_us`, what TCP_INFO reports as
+    /// `tcpi_delivery_rate`), payload bit/s; 0 before the first.
+    pub delivery_rate_bps: f64,
     /// The CC's own state variable (`CCA_TRACE_VAR`, e.g. BBR-CWS's
     /// upper_scaling_factor); NaN if the CC exports none.
     pub cc_var: f64,

@@ -270,6 +270,11 @@ impl TcpSender {
             pacing_gain: sk.cca.trace_pacing_gain as f64 / 256.0,
             cwnd_gain: sk.cca.trace_cwnd_gain as f64 / 256.0,
             bw_estimate_bps: sk.cca.trace_bw as f64 * 8.0,
+            delivery_rate_bps: if sk.rate_interval_us == 0 {
+                0.0
+            } else {
+                sk.rate_delivered as f64 * self.mss as f64 * 8e6 / sk.rate_interval_us as f64
+            },
             cc_var: if sk.cca.trace_var_ppm == cc_native::TRACE_VAR_NONE {
                 f64::NAN
             } else {
