@@ -123,3 +123,31 @@ def test_kernel_verifier_accepts(tmp_path: Path, name: str) -> None:
             check=False,
         )
     assert f"cc_{name}" not in avail.read_text().split()
+
+
+def test_trace_record_layout_is_the_one_the_live_engine_reads(objects: Path) -> None:
+    """struct cca_trace_rec (ccarena_compat.h) is what the live engine
+    decodes per socket (ccarena.live.cctrace.RECORD_FIELDS): same members,
+    offsets and size, read back from the built object's BTF."""
+    import struct as pystruct
+
+    from ccarena.live import cctrace
+
+    dump = subprocess.run(
+        ["bpftool", "btf", "dump", "file", str(objects / "bbr_cws.bpf.o"), "format", "raw"],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    start = next(i for i, line in enumerate(dump) if "STRUCT 'cca_trace_rec'" in line)
+    size = int(dump[start].split("size=")[1].split()[0])
+    members = []
+    for line in dump[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        name = line.split("'")[1]
+        members.append((name, int(line.split("bits_offset=")[1]) // 8))
+    offset, expected = 0, []
+    for name, fmt in cctrace.RECORD_FIELDS:
+        expected.append((name, offset))
+        offset += pystruct.calcsize("=" + fmt)
+    assert members == expected
+    assert size == offset

@@ -22,6 +22,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import EXAMPLES, REPO, run_cli
@@ -519,6 +520,33 @@ def test_bbq_via_bpf_lifts_the_short_flow_live(clean_host, tmp_path):
     assert summary["queue_delay_ms"]["mean"] <= 25.0, summary["queue_delay_ms"]
     assert summary["utilization"] >= 0.87
     assert registered_after_teardown("cc_bbq", registered_before) == registered_before
+
+
+def test_a_bpf_algorithm_reports_its_own_state_live(clean_host, tmp_path):
+    """Our algorithms' CCA_TRACE / CCA_TRACE_VAR reach the live time series
+    through their per-socket trace record (ccarena.live.cctrace), as in the
+    simulator: BBR-CWS against the kernel's CUBIC in a 0.5-BDP buffer
+    (examples/bbr-cws-vs-cubic.toml, 15 s). Its upper_scaling_factor
+    (cc_var) starts at 1 and falls with the losses: 0.93 at 1.6 s and
+    0.56-0.73 from 3 s on in a 20-s run (the simulator: 0.51-0.66 over
+    60 s, seeds 1-3); BBR's mode is ProbeBW (2) or ProbeRTT (3) after
+    Startup, with ProbeBW's gains. The kernel's CUBIC reports nothing."""
+    pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
+    out = tmp_path / "run"
+    done = live_cli("live", "run", EXAMPLES / "bbr-cws-vs-cubic.toml", *SHORT, "--out", out)
+    if done.returncode == 2 and "flow[0].cc" in done.stderr:
+        pytest.skip(f"cannot load BPF congestion controls here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    t = pq.read_table(out / "timeseries.parquet").to_pydict()
+    cws = [i for i, f in enumerate(t["flow"]) if f == 0 and t["t_s"][i] >= 3.0]
+    usf = [t["cc_var"][i] for i in cws]
+    assert all(v is not None and 0.2 <= v <= 1.0 for v in usf), usf
+    assert min(usf) < 0.9, "the factor never fell in a buffer of half a BDP"
+    assert {t["cc_mode"][i] for i in cws} <= {2, 3}
+    assert {t["pacing_gain"][i] for i in cws if t["cc_mode"][i] == 2} <= {0.75, 1.0, 1.25}
+    assert all(t["bw_estimate_mbps"][i] and 0 < t["bw_estimate_mbps"][i] <= 20 * 1.05 for i in cws)
+    cubic = [i for i, f in enumerate(t["flow"]) if f == 1]
+    assert all(t["cc_var"][i] is None and t["bw_estimate_mbps"][i] is None for i in cubic)
 
 
 def test_one_gigabit_bottleneck_loses_nothing_unexplained(clean_host, tmp_path):

@@ -353,12 +353,50 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
 
 /* ------------------------------------------------------------ telemetry */
 /* Report the CC's state for plots: mode is CC-specific (e.g. BBR_PROBE_BW),
- * gains are << 8, bw is the CC's bandwidth estimate in bytes per second. */
+ * gains are << 8, bw is the CC's bandwidth estimate in bytes per second.
+ *
+ * Native: fields of the simulator's struct ccarena_ext, sampled with the
+ * flow's other telemetry. BPF: one record per socket in the per-socket
+ * storage map cca_trace, which the live engine's sender reads with the
+ * socket's fd (bpf_map_lookup_elem on an SK_STORAGE map takes the fd as
+ * key; python/ccarena/live/cctrace.py) at every telemetry tick -- TCP_INFO
+ * carries none of this for a BPF algorithm (get_info is not a struct_ops
+ * member BPF may set). The record is created by the first report (so every
+ * object has the map, used or not) and freed with the socket. */
 #ifdef CCARENA_BPF
-#define CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)	\
+/* The layout python/ccarena/live/cctrace.py decodes; a test reads it back
+ * from the built object's BTF (tests/test_kernel.py). */
+struct cca_trace_rec {
+	__u32 mode;		/* CC-specific state number */
+	__u32 pacing_gain;	/* << 8 (BBR_UNIT) */
+	__u32 cwnd_gain;	/* << 8 (BBR_UNIT) */
+	__u32 has_var;		/* 1 once CCA_TRACE_VAR reported var_ppm */
+	__u64 bw;		/* CC's bandwidth estimate, bytes per second */
+	__u64 var_ppm;		/* CC's own variable, ppm of 1 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cca_trace_rec);
+} cca_trace SEC(".maps");
+
+static inline struct cca_trace_rec *cca_trace_rec(const struct sock *sk)
+{
+	return bpf_sk_storage_get(&cca_trace, (void *)sk, 0,
+				  BPF_SK_STORAGE_GET_F_CREATE);
+}
+
+#define CCA_TRACE(sk, mode_, pacing_gain_, cwnd_gain_, bw_bytes_per_sec)	\
 	do {								\
-		(void)(sk); (void)(mode); (void)(pacing_gain);		\
-		(void)(cwnd_gain); (void)(bw_bytes_per_sec);		\
+		struct cca_trace_rec *_t = cca_trace_rec(sk);		\
+		if (_t) {						\
+			_t->mode = (__u32)(mode_);			\
+			_t->pacing_gain = (__u32)(pacing_gain_);	\
+			_t->cwnd_gain = (__u32)(cwnd_gain_);		\
+			_t->bw = (__u64)(bw_bytes_per_sec);		\
+		}							\
 	} while (0)
 #else
 #define CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)	\
@@ -374,9 +412,16 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
 /* Report one variable of the CC's own (e.g. BBR-CWS's upper_scaling_factor)
  * for plots, as a number in ppm of 1 (1000000 = 1.0); the telemetry column
  * cc_var is it / 1e6, null for a CC that never reports one (the simulator
- * starts the field at cc_native::TRACE_VAR_NONE). */
+ * starts the field at cc_native::TRACE_VAR_NONE; BPF has has_var). */
 #ifdef CCARENA_BPF
-#define CCA_TRACE_VAR(sk, value_ppm) do { (void)(sk); (void)(value_ppm); } while (0)
+#define CCA_TRACE_VAR(sk, value_ppm)					\
+	do {								\
+		struct cca_trace_rec *_t = cca_trace_rec(sk);		\
+		if (_t) {						\
+			_t->var_ppm = (__u64)(value_ppm);		\
+			_t->has_var = 1;				\
+		}							\
+	} while (0)
 #else
 #define CCA_TRACE_VAR(sk, value_ppm)					\
 	(tcp_sk(sk)->cca.trace_var_ppm = (u64)(value_ppm))

@@ -15,7 +15,10 @@ t0 + k*interval for k = 1..duration/interval, prints one JSON document
 - ``send``: one thread per flow: at its start time, a TCP connection with
   the flow's congestion control set per socket (TCP_CONGESTION), bulk
   data until its stop time; per tick, TCP_INFO (cwnd, in flight, pacing
-  rate, RTTs, CA state, retransmits) and, for BBR, TCP_CC_INFO. After the
+  rate, RTTs, CA state, retransmits) and, for the kernel's BBR,
+  TCP_CC_INFO; for our BPF algorithms, the state they report through their
+  per-socket trace record (cctrace.py: mode, gains, bandwidth estimate,
+  own variable). After the
   last tick it lets the network drain (every byte written acknowledged,
   then one more round trip, at most DRAIN_S), so that the final counters
   -- TCP_INFO and the namespace's TCP statistics, read together -- count
@@ -35,6 +38,8 @@ import threading
 import time
 from typing import Any
 
+from ..kernel.names import PREFIX as _OURS_PREFIX
+from .cctrace import TraceMaps
 from .tcpinfo import TCP_CONGESTION, bbr_info, tcp_info
 
 _CHUNK = 1 << 20
@@ -149,6 +154,12 @@ def receive(cfg: dict[str, Any]) -> None:
              "received_ce": [i.received_ce if i else None for i in infos]})
 
 
+def is_ours(kernel_name: str) -> bool:
+    """A congestion control registered from cc/ (cc_<name>...), which
+    reports its state through a trace record (cctrace.py)."""
+    return kernel_name.startswith(_OURS_PREFIX)
+
+
 def send(cfg: dict[str, Any]) -> None:
     flows = cfg["flows"]
     socks: list[socket.socket | None] = [None] * len(flows)
@@ -196,6 +207,7 @@ def send(cfg: dict[str, Any]) -> None:
     for i, flow in enumerate(flows):
         threading.Thread(target=run_flow, args=(i, flow, t0, end), daemon=True).start()
 
+    traces = TraceMaps() if any(is_ours(f["cc"]) for f in flows) else None
     samples = []
     for tick in _ticks(t0, cfg):
         _sleep_until(tick)
@@ -206,11 +218,20 @@ def send(cfg: dict[str, Any]) -> None:
                 continue
             info = tcp_info(s)
             bbr = bbr_info(s) if flows[i]["cc"] == "bbr" else None
+            mode, var = None, None
+            if traces is not None and is_ours(flows[i]["cc"]):
+                rec = traces.read(s)
+                if rec is not None:
+                    bbr = (rec["bw_estimate_bps"], rec["pacing_gain"], rec["cwnd_gain"])
+                    mode, var = rec["cc_mode"], rec["cc_var"]
             row.append(
                 [info.snd_cwnd, info.inflight, info.pacing_rate_Bps * 8, info.rtt_us, info.min_rtt_us,
-                 info.ca_state, info.total_retrans, *(bbr or (None, None, None)), info.delivery_rate_Bps * 8]
+                 info.ca_state, info.total_retrans, *(bbr or (None, None, None)), info.delivery_rate_Bps * 8,
+                 mode, var]
             )
         samples.append(row)
+    if traces is not None:
+        traces.close()
     drained = _drain(socks, end + int(DRAIN_S * 1e9))
     final = []
     for s in socks:

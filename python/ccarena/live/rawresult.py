@@ -22,9 +22,11 @@ import json
 from typing import Any
 
 #: Columns of a sender sample row (agent.py): cwnd, inflight, pacing bit/s,
-#: srtt us, min_rtt us, ca_state, total_retrans, bbr bw bit/s, gains,
-#: delivery rate bit/s (tcpi_delivery_rate).
-_CWND, _INFLIGHT, _PACING, _SRTT, _MINRTT, _CASTATE, _RETRANS, _BW, _PGAIN, _CGAIN, _DELIVERY = range(11)
+#: srtt us, min_rtt us, ca_state, total_retrans, bw estimate bit/s, gains
+#: (the kernel's BBR: TCP_CC_INFO; ours: the trace record), delivery rate
+#: bit/s (tcpi_delivery_rate), the CC's mode and own variable (ours only).
+(_CWND, _INFLIGHT, _PACING, _SRTT, _MINRTT, _CASTATE, _RETRANS, _BW, _PGAIN, _CGAIN, _DELIVERY, _MODE,
+ _VAR) = range(13)
 
 
 def _percentile(sorted_values: list[float], q: float) -> float | None:
@@ -89,12 +91,12 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["rtt_us"].append(srtt)  # TCP_INFO has no latest sample
             series["min_rtt_us"].append(None if row is None or row[_MINRTT] in (0, 0xFFFFFFFF) else row[_MINRTT])
             series["ca_state"].append(0 if row is None else row[_CASTATE])
-            series["cc_mode"].append(0)
+            series["cc_mode"].append(0 if row is None or row[_MODE] is None else row[_MODE])
             series["pacing_gain"].append(None if row is None else row[_PGAIN])
             series["cwnd_gain"].append(None if row is None else row[_CGAIN])
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
             series["delivery_rate_bps"].append(None if row is None else float(row[_DELIVERY]))
-            series["cc_var"].append(None)  # an algorithm's own variable: not visible through TCP_INFO
+            series["cc_var"].append(None if row is None else row[_VAR])
             series["queue_bytes"].append(link_at[k].get("flow_backlog", [0] * n_flows)[i])
             series["retransmits"].append(max(0, retrans_at(k, i) - retrans_at(k - 1, i)))
         now, before = link_at[k], link_at[k - 1]
