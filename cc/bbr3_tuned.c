@@ -13,6 +13,10 @@
  */
 #define BBR3_PACING_MARGIN_PPM_DEFAULT 70000	/* 7% */
 #define BBR3_SEND_QUANTUM_DEFAULT CCA_QUANTUM_LINEAR
+/* The linear quantum works through min_tso_segs: register it under BPF
+ * too (ccarena_compat.h: a BPF min_tso_segs costs Linux 6.18 periodic
+ * bursts). */
+#define CCA_BPF_MIN_TSO_SEGS 1
 #include "bbr3_core.h"
 
 CCA_PARAMS(bbr3_tuned, BBR3_CORE_PARAM_DEFS);

@@ -20,9 +20,10 @@
  */
 #define BBR_PACING_MARGIN_PPM_DEFAULT 70000	/* 7% */
 #define BBR_SEND_QUANTUM_DEFAULT CCA_QUANTUM_LINEAR
-/* The linear quantum works through min_tso_segs: register it under BPF too
- * (bbr_core.h: a BPF min_tso_segs costs this kernel periodic bursts). */
-#define BBR_BPF_MIN_TSO_SEGS 1
+/* The linear quantum works through min_tso_segs: register it under BPF
+ * too (ccarena_compat.h: a BPF min_tso_segs costs Linux 6.18 periodic
+ * bursts). */
+#define CCA_BPF_MIN_TSO_SEGS 1
 #include "bbr_core.h"
 
 CCA_PARAMS(bbr_tuned, BBR_CORE_PARAM_DEFS);

@@ -243,11 +243,11 @@ def test_variant_object_carries_the_values_and_its_own_name(tmp_path: Path, monk
 )
 def test_bpf_min_tso_segs_only_where_the_send_quantum_needs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A BPF min_tso_segs makes Linux 6.18 send periodic unpaced bursts
-    (cc/include/bbr_core.h, docs/live.md), so BBR-core objects register it
-    only when their send quantum works through it: bbr_tuned, and a
-    variant that changes send_quantum (the parameter build.py names is in
-    the algorithm's table); plain bbr and its derivatives leave the floor
-    to the kernel's sysctl (2)."""
+    (cc/include/ccarena_compat.h, docs/live.md), so the BBR cores register
+    it only when their send quantum works through it: bbr_tuned,
+    bbr3_tuned, and a variant that changes send_quantum (the parameter
+    build.py names is in both tables); bbr, its derivatives and bbr3 leave
+    the floor to the kernel's sysctl (2)."""
     from ccarena.kernel.build import SEND_QUANTUM_PARAM
 
     monkeypatch.setenv("CCARENA_BPF_CACHE", str(tmp_path))
@@ -257,10 +257,13 @@ def test_bpf_min_tso_segs_only_where_the_send_quantum_needs_it(tmp_path: Path, m
     def has_min_tso(target: object) -> bool:
         return b"_cb_min_tso_segs" in kernel.build(target).read_bytes()  # the program's name
 
-    assert not has_min_tso(kernel.resolve("bbr@ccarena", None))
-    assert not has_min_tso(kernel.resolve("bbq", None))
-    assert has_min_tso(kernel.resolve("bbr_tuned", None))
+    assert SEND_QUANTUM_PARAM in [k for k, _ in _core.cc_params("bbr3")]
+    for plain in ("bbr@ccarena", "bbq", "bbr_cws", "bbr3"):
+        assert not has_min_tso(kernel.resolve(plain, None)), plain
+    for quantum in ("bbr_tuned", "bbr3_tuned"):
+        assert has_min_tso(kernel.resolve(quantum, None)), quantum
     assert has_min_tso(kernel.resolve("bbr@ccarena", {SEND_QUANTUM_PARAM: 2}))
+    assert has_min_tso(kernel.resolve("bbr3", {SEND_QUANTUM_PARAM: 2}))
 
 
 @pytest.mark.skipif(shutil.which("clang") is None or not Path("/sys/kernel/btf/vmlinux").exists(), reason="needs clang")

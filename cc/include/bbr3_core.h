@@ -136,7 +136,9 @@
  *     64 KB >> (min_rtt / 512 us), in segments, >= 2), which mainline's
  *     tcp_tso_autosize takes as a floor of its own, identical rule (it has
  *     v3's RTT allowance since 6.1, tcp_tso_rtt_log = 9, on the stack's
- *     min RTT). sysctl_tcp_min_tso_segs is its default, 2.
+ *     min RTT). sysctl_tcp_min_tso_segs is its default, 2. The BPF build
+ *     registers min_tso_segs only for a non-default send quantum
+ *     (CCA_BPF_MIN_TSO_SEGS): a BPF min_tso_segs makes Linux 6.18 burst.
  *  4. ECN eligibility: v3 needs TCP_ECN_OK and TCP_ECN_LOW, a route flag of
  *     Google's kernel ("CE marks here are shallow-threshold"). Mainline has
  *     no such flag: TCP_ECN_OK (the flow negotiated ECN: scenario
@@ -2055,6 +2057,24 @@ static inline u32 bbr3_min_tso_segs(struct sock *sk)
 				     sk->sk_gso_max_size);
 }
 
+/* min_tso_segs: not registered under BPF unless CCA_BPF_MIN_TSO_SEGS
+ * (ccarena_compat.h: a BPF min_tso_segs makes Linux 6.18 send unpaced
+ * bursts). v3's default burst is mainline's own tcp_tso_autosize rule
+ * (deviation 3), so leaving the op out changes nothing but the min RTT
+ * the allowance reads (the stack's instead of v3's). */
+#if defined(CCARENA_BPF) && !defined(CCA_BPF_MIN_TSO_SEGS)
+#define BBR3_CORE_MIN_TSO_SEGS_CB(name)
+#define BBR3_CORE_MIN_TSO_SEGS_MEMBER(name)
+#else
+#define BBR3_CORE_MIN_TSO_SEGS_CB(name)					\
+	CCA_CB(u32, name##_cb_min_tso_segs, struct sock *sk)		\
+	{								\
+		return bbr3_min_tso_segs(sk);				\
+	}
+#define BBR3_CORE_MIN_TSO_SEGS_MEMBER(name)				\
+	.min_tso_segs = CCA_FN(name##_cb_min_tso_segs),
+#endif
+
 /*
  * BBR3_CORE_REGISTER(name): one thin callback per tcp_congestion_ops
  * member (a separate BPF program each, which is why they only call the
@@ -2095,10 +2115,7 @@ static inline u32 bbr3_min_tso_segs(struct sock *sk)
 	{								\
 		bbr3_in_ack_event(sk, flags);				\
 	}								\
-	CCA_CB(u32, name##_cb_min_tso_segs, struct sock *sk)		\
-	{								\
-		return bbr3_min_tso_segs(sk);				\
-	}								\
+	BBR3_CORE_MIN_TSO_SEGS_CB(name)					\
 	CCA_CB(u32, name##_cb_sndbuf_expand, struct sock *sk)		\
 	{								\
 		return 3;	/* BBR may slow-start even in recovery */ \
@@ -2113,7 +2130,7 @@ static inline u32 bbr3_min_tso_segs(struct sock *sk)
 		.set_state = CCA_FN(name##_cb_set_state),		\
 		.cwnd_event = CCA_FN(name##_cb_cwnd_event),		\
 		.in_ack_event = CCA_FN(name##_cb_in_ack_event),		\
-		.min_tso_segs = CCA_FN(name##_cb_min_tso_segs),		\
+		BBR3_CORE_MIN_TSO_SEGS_MEMBER(name)			\
 		.sndbuf_expand = CCA_FN(name##_cb_sndbuf_expand))
 
 #endif /* CCARENA_BBR3_CORE_H */

@@ -66,11 +66,11 @@
  *  - get_info (tcp_info export) is not implemented: it has no user here
  *    (the live engine reads CCA_TRACE's per-socket record instead).
  *  - BPF build: min_tso_segs is not registered unless the algorithm
- *    defines BBR_BPF_MIN_TSO_SEGS 1 (bbr_tuned, whose send quantum is the
+ *    defines CCA_BPF_MIN_TSO_SEGS 1 (bbr_tuned, whose send quantum is the
  *    point; a parameter variant changing send_quantum gets it too), so the
  *    kernel floors TSO bursts at sysctl_tcp_min_tso_segs (2) where v1 says
  *    1 below 1.2 Mbit/s of pacing. A BPF min_tso_segs makes this kernel
- *    burst (the comment above BBR_CORE_MIN_TSO_SEGS_CB).
+ *    burst (ccarena_compat.h, CCA_BPF_MIN_TSO_SEGS).
  *  - The send quantum (bbr_tso_segs_goal) has two more rules than
  *    Linux's, chosen by the parameter send_quantum (include/
  *    send_quantum.h): Google's v2/v3 halving and the RTT-tuning blog's
@@ -1363,23 +1363,13 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 	}
 }
 
-/*
- * min_tso_segs: registered natively always, under BPF only where the send
- * quantum needs it (BBR_BPF_MIN_TSO_SEGS, see "deviations from Linux").
- * Why: on the live engine's Linux 6.18, a BPF min_tso_segs -- even one
- * that returns a constant 2, the sysctl's own value -- makes the stack
- * send, about once a second, a burst of up to cwnd - inflight packets at
- * once that pacing does not spread (one paced BBR flow, 20 Mbit/s, 40 ms,
- * 0.5 BDP: 10-ms in-flight increases of 69-71 packets against 18-22 for
- * the kernel's bbr, 223-415 retransmissions in 13 s against 0-18;
- * bisected on stub algorithms, docs/live.md "Sender bursts from a BPF
- * min_tso_segs"). Without the op Linux takes sysctl_tcp_min_tso_segs (2),
- * v1's own value above 1.2 Mbit/s.
- */
-#ifndef BBR_BPF_MIN_TSO_SEGS
-#define BBR_BPF_MIN_TSO_SEGS 0
-#endif
-#if defined(CCARENA_BPF) && !BBR_BPF_MIN_TSO_SEGS
+/* min_tso_segs: not registered under BPF unless CCA_BPF_MIN_TSO_SEGS
+ * (ccarena_compat.h: a BPF min_tso_segs makes Linux 6.18 send unpaced
+ * bursts; one paced BBR flow, 20 Mbit/s, 40 ms, 0.5 BDP: 10-ms in-flight
+ * increases of 69-71 packets against the kernel's bbr's 18-22, 223-415
+ * retransmissions in 13 s against 0-18). Without the op Linux floors TSO
+ * bursts at sysctl_tcp_min_tso_segs (2), v1's value above 1.2 Mbit/s. */
+#if defined(CCARENA_BPF) && !defined(CCA_BPF_MIN_TSO_SEGS)
 #define BBR_CORE_MIN_TSO_SEGS_CB(name)
 #define BBR_CORE_MIN_TSO_SEGS_MEMBER(name)
 #else

@@ -427,6 +427,21 @@ static inline struct cca_trace_rec *cca_trace_rec(const struct sock *sk)
 	(tcp_sk(sk)->cca.trace_var_ppm = (u64)(value_ppm))
 #endif
 
+/* ------------------------------------------------------ min_tso_segs */
+/* CCA_BPF_MIN_TSO_SEGS: defined (to 1), the BPF build registers the
+ * algorithm's min_tso_segs; undefined (the default), it leaves the TSO
+ * floor to the kernel's tcp_min_tso_segs. The cores test it where they
+ * register (bbr_core.h, bbr3_core.h), so it may be defined before or
+ * after this header is included.
+ * On the live engine's Linux 6.18 a BPF min_tso_segs -- whatever it
+ * returns -- makes the stack send about once a second a burst of up to
+ * cwnd - inflight packets that pacing does not spread (docs/live.md,
+ * "Sender bursts from a BPF min_tso_segs"). An algorithm whose send
+ * quantum works through the op defines this to 1 before its includes
+ * (bbr_tuned.c, bbr3_tuned.c); a parameter variant that changes
+ * send_quantum gets it from python/ccarena/kernel/build.py. The native
+ * build always registers the op. */
+
 /* ----------------------------------------------------------- parameters */
 /*
  * Each algorithm numbers its tunables 0..n-1 (an enum in its .c) and lists
