@@ -2057,23 +2057,12 @@ static inline u32 bbr3_min_tso_segs(struct sock *sk)
 				     sk->sk_gso_max_size);
 }
 
-/* min_tso_segs: not registered under BPF unless CCA_BPF_MIN_TSO_SEGS
+/* min_tso_segs (CCA_MIN_TSO_SEGS_CB in the registration below): not
+ * registered under BPF unless CCA_BPF_MIN_TSO_SEGS
  * (ccarena_compat.h: a BPF min_tso_segs makes Linux 6.18 send unpaced
  * bursts). v3's default burst is mainline's own tcp_tso_autosize rule
  * (deviation 3), so leaving the op out changes nothing but the min RTT
  * the allowance reads (the stack's instead of v3's). */
-#if defined(CCARENA_BPF) && !defined(CCA_BPF_MIN_TSO_SEGS)
-#define BBR3_CORE_MIN_TSO_SEGS_CB(name)
-#define BBR3_CORE_MIN_TSO_SEGS_MEMBER(name)
-#else
-#define BBR3_CORE_MIN_TSO_SEGS_CB(name)					\
-	CCA_CB(u32, name##_cb_min_tso_segs, struct sock *sk)		\
-	{								\
-		return bbr3_min_tso_segs(sk);				\
-	}
-#define BBR3_CORE_MIN_TSO_SEGS_MEMBER(name)				\
-	.min_tso_segs = CCA_FN(name##_cb_min_tso_segs),
-#endif
 
 /*
  * BBR3_CORE_REGISTER(name): one thin callback per tcp_congestion_ops
@@ -2115,7 +2104,7 @@ static inline u32 bbr3_min_tso_segs(struct sock *sk)
 	{								\
 		bbr3_in_ack_event(sk, flags);				\
 	}								\
-	BBR3_CORE_MIN_TSO_SEGS_CB(name)					\
+	CCA_MIN_TSO_SEGS_CB(name, bbr3_min_tso_segs(sk))		\
 	CCA_CB(u32, name##_cb_sndbuf_expand, struct sock *sk)		\
 	{								\
 		return 3;	/* BBR may slow-start even in recovery */ \
@@ -2130,7 +2119,7 @@ static inline u32 bbr3_min_tso_segs(struct sock *sk)
 		.set_state = CCA_FN(name##_cb_set_state),		\
 		.cwnd_event = CCA_FN(name##_cb_cwnd_event),		\
 		.in_ack_event = CCA_FN(name##_cb_in_ack_event),		\
-		BBR3_CORE_MIN_TSO_SEGS_MEMBER(name)			\
+		CCA_MIN_TSO_SEGS_MEMBER(name)				\
 		.sndbuf_expand = CCA_FN(name##_cb_sndbuf_expand))
 
 #endif /* CCARENA_BBR3_CORE_H */

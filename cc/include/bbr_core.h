@@ -1363,24 +1363,13 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 	}
 }
 
-/* min_tso_segs: not registered under BPF unless CCA_BPF_MIN_TSO_SEGS
+/* min_tso_segs (CCA_MIN_TSO_SEGS_CB in the registration below): not
+ * registered under BPF unless CCA_BPF_MIN_TSO_SEGS
  * (ccarena_compat.h: a BPF min_tso_segs makes Linux 6.18 send unpaced
  * bursts; one paced BBR flow, 20 Mbit/s, 40 ms, 0.5 BDP: 10-ms in-flight
  * increases of 69-71 packets against the kernel's bbr's 18-22, 223-415
  * retransmissions in 13 s against 0-18). Without the op Linux floors TSO
  * bursts at sysctl_tcp_min_tso_segs (2), v1's value above 1.2 Mbit/s. */
-#if defined(CCARENA_BPF) && !defined(CCA_BPF_MIN_TSO_SEGS)
-#define BBR_CORE_MIN_TSO_SEGS_CB(name)
-#define BBR_CORE_MIN_TSO_SEGS_MEMBER(name)
-#else
-#define BBR_CORE_MIN_TSO_SEGS_CB(name)					\
-	CCA_CB(u32, name##_cb_min_tso_segs, struct sock *sk)		\
-	{								\
-		return bbr_min_tso_segs_of(sk);				\
-	}
-#define BBR_CORE_MIN_TSO_SEGS_MEMBER(name)				\
-	.min_tso_segs = CCA_FN(name##_cb_min_tso_segs),
-#endif
 
 /* release: only a state outside the private area has anything to free. */
 #ifdef BBR_STATE_EXTENDED
@@ -1432,7 +1421,7 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 	{								\
 		bbr_core_cwnd_event(sk, event);				\
 	}								\
-	BBR_CORE_MIN_TSO_SEGS_CB(name)					\
+	CCA_MIN_TSO_SEGS_CB(name, bbr_min_tso_segs_of(sk))		\
 	CCA_CB(u32, name##_cb_sndbuf_expand, struct sock *sk)		\
 	{								\
 		return bbr_core_sndbuf_expand(sk);			\
@@ -1447,7 +1436,7 @@ static inline void bbr_core_cwnd_event(struct sock *sk, int event)
 		.undo_cwnd = CCA_FN(name##_cb_undo_cwnd),		\
 		.set_state = CCA_FN(name##_cb_set_state),		\
 		.cwnd_event = CCA_FN(name##_cb_cwnd_event),		\
-		BBR_CORE_MIN_TSO_SEGS_MEMBER(name)			\
+		CCA_MIN_TSO_SEGS_MEMBER(name)				\
 		.sndbuf_expand = CCA_FN(name##_cb_sndbuf_expand))
 
 #endif /* CCARENA_BBR_CORE_H */

@@ -365,7 +365,7 @@ static inline u32 cca_get_random_u32_below(struct sock *sk, u32 ceil)
  * object has the map, used or not) and freed with the socket. */
 #ifdef CCARENA_BPF
 /* The layout python/ccarena/live/cctrace.py decodes; a test reads it back
- * from the built object's BTF (tests/test_kernel.py). */
+ * from the built object's BTF (tests/test_bpf_build.py). */
 struct cca_trace_rec {
 	__u32 mode;		/* CC-specific state number */
 	__u32 pacing_gain;	/* << 8 (BBR_UNIT) */
@@ -440,7 +440,32 @@ static inline struct cca_trace_rec *cca_trace_rec(const struct sock *sk)
  * quantum works through the op defines this to 1 before its includes
  * (bbr_tuned.c, bbr3_tuned.c); a parameter variant that changes
  * send_quantum gets it from python/ccarena/kernel/build.py. The native
- * build always registers the op. */
+ * build always registers the op.
+ *
+ * A core registers the op with CCA_MIN_TSO_SEGS_CB(name, value) -- the
+ * callback name##_cb_min_tso_segs returning value, an expression of sk --
+ * and CCA_MIN_TSO_SEGS_MEMBER(name) among its CCA_REGISTER members. Under
+ * BPF both expand to nothing unless CCA_BPF_MIN_TSO_SEGS is 1 where they
+ * expand (token pasting: an undefined CCA_BPF_MIN_TSO_SEGS pastes as its
+ * own name), so the algorithm may define it after this header. */
+#define CCA_PASTE_(a, b) a##b
+#define CCA_PASTE(a, b) CCA_PASTE_(a, b)
+#ifdef CCARENA_BPF
+#define CCA_MIN_TSO_SEGS_KEEP_1(...) __VA_ARGS__
+#define CCA_MIN_TSO_SEGS_KEEP_CCA_BPF_MIN_TSO_SEGS(...)
+#define CCA_MIN_TSO_SEGS_IF(...)					\
+	CCA_PASTE(CCA_MIN_TSO_SEGS_KEEP_, CCA_BPF_MIN_TSO_SEGS)(__VA_ARGS__)
+#else
+#define CCA_MIN_TSO_SEGS_IF(...) __VA_ARGS__
+#endif
+#define CCA_MIN_TSO_SEGS_CB(name, value)				\
+	CCA_MIN_TSO_SEGS_IF(						\
+	CCA_CB(u32, name##_cb_min_tso_segs, struct sock *sk)		\
+	{								\
+		return (value);						\
+	})
+#define CCA_MIN_TSO_SEGS_MEMBER(name)					\
+	CCA_MIN_TSO_SEGS_IF(.min_tso_segs = CCA_FN(name##_cb_min_tso_segs),)
 
 /* ----------------------------------------------------------- parameters */
 /*

@@ -44,22 +44,12 @@ class TraceMaps:
         self._fds: list[int] = []
         self._of_socket: dict[int, int] = {}
         self._value = ctypes.create_string_buffer(_RECORD.size)
-        self.rescan()
-
-    def rescan(self) -> None:
-        """Open every cca_trace map the kernel has (algorithms registered
-        after the last scan included)."""
-        lib = self._lib
-        known = set()
-        for fd in self._fds:
-            known.add(self._map_id(fd))
-        next_id = ctypes.c_uint32(0)
-        start = 0
-        while lib.bpf_map_get_next_id(ctypes.c_uint32(start), ctypes.byref(next_id)) == 0:
+        # Every cca_trace map the kernel has now: the run's algorithms are
+        # registered before its agents start.
+        start, next_id = 0, ctypes.c_uint32(0)
+        while self._lib.bpf_map_get_next_id(ctypes.c_uint32(start), ctypes.byref(next_id)) == 0:
             start = next_id.value
-            if start in known:
-                continue
-            fd = lib.bpf_map_get_fd_by_id(ctypes.c_uint32(start))
+            fd = self._lib.bpf_map_get_fd_by_id(ctypes.c_uint32(start))
             if fd < 0:
                 continue  # freed meanwhile
             mtype, _id, _key, value_size, _max, _flags, raw_name = self._info(fd)
@@ -74,9 +64,6 @@ class TraceMaps:
         if self._lib.bpf_obj_get_info_by_fd(fd, buf, ctypes.byref(n)) != 0:
             return (0, 0, 0, 0, 0, 0, b"")
         return _INFO_HEAD.unpack_from(buf.raw, 0)
-
-    def _map_id(self, fd: int) -> int:
-        return self._info(fd)[1]
 
     def _lookup(self, map_fd: int, sock_fd: int) -> bytes | None:
         """The record, or None: ENOENT (no record for this socket in this
