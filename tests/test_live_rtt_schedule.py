@@ -86,9 +86,15 @@ def test_delay_line_gets_each_flows_schedule_halved_relative_to_t0():
          "delayline: --flow-schedule 10.201.1.10=9: expected T_NS:DELAY_NS, got \"9\""),
         (["--flow", "10.201.1.10=5", "--flow-schedule", "10.201.1.10=1ms:5"],
          "delayline: --flow-schedule 10.201.1.10=1ms:5: bad time \"1ms\" (integer ns)"),
+        # Host jitter (tests/test_jitter.py).
+        (["--flow-jitter", "10.201.1.10=5"], "delayline: --flow-jitter 10.201.1.10=5: no --flow has this address"),
+        (["--flow", "10.201.1.10=5", "--flow-jitter", "10.201.1.10"],
+         "delayline: --flow-jitter 10.201.1.10: expected ADDR=JITTER_NS"),
+        (["--flow", "10.201.1.10=5", "--flow-jitter", "10.201.1.10=1ms"],
+         "delayline: --flow-jitter 10.201.1.10=1ms: bad jitter (integer ns)"),
     ],
 )
-def test_delay_line_refuses_bad_schedules_in_one_line(args, expected):
+def test_delay_line_refuses_bad_flow_arguments_in_one_line(args, expected):
     done = subprocess.run([DELAYLINE, "--tun", "cca-never", *args], capture_output=True, text=True, timeout=10)
     assert done.returncode == 2
     assert done.stderr.strip() == expected

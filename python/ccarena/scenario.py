@@ -27,7 +27,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 from . import units
 from .errors import ScenarioError
 from .scenario_aqm import Codel, FqCodel, Pie, resolve_mark_threshold, resolve_tables
-from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time
+from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time, TimeOrZero
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -121,6 +121,10 @@ class Flow(Strict):
     #: ECN: true (classic RFC 3168, Linux tcp_ecn = 1), "accecn" (Accurate
     #: ECN, tcp_ecn = 3), false / "off" (not ECN-capable).
     ecn: StrictBool | Literal["off", "classic", "accecn"] | None = None
+    #: Largest extra delay of each ACK (uniform, in order): a host's
+    #: processing time; breaks ACK-clocked senders' phase lock
+    #: (crates/sim/src/jitter.rs).
+    jitter: TimeOrZero | None = None
 
 
 class Scenario(Strict):
@@ -545,6 +549,11 @@ def resolve(
             "params": params,
             "rtt_schedule": rtt_schedule,
         }
+        if flow.jitter is not None:
+            jitter_ns = _unit(f"{path}.jitter", lambda v: units.parse_time(v, allow_zero=True), flow.jitter)
+            _at_most(f"{path}.jitter", flow.jitter, jitter_ns, limits["max_rtt_ns"], units.format_time)
+            if jitter_ns:
+                entry["jitter_ns"] = jitter_ns  # only when used: other configs stay as they were
         ecn = {True: "classic", False: "off", None: "off"}.get(flow.ecn, flow.ecn)
         if ecn != "off":
             entry["ecn"] = ecn  # only when used: other configs stay as they were

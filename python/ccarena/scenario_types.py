@@ -28,6 +28,8 @@ def _check(parser):
 
 Time = Annotated[str, _check(units.parse_time)]
 Instant = Annotated[str, _check(lambda v: units.parse_time(v, allow_zero=True))]
+#: A length of time that may be zero ("0ms": none); the same check as Instant.
+TimeOrZero = Instant
 Rate = Annotated[str, _check(units.parse_rate)]
 SizeText = Annotated[str, _check(units.parse_size)]
 Number = StrictFloat | StrictInt

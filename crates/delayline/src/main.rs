@@ -10,11 +10,15 @@
 //!
 //!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
 //!               [--flow-schedule ADDR=T_NS:NS[,T_NS:NS...] ...]
-//!               [--bottleneck BOTTLENECK_JSON|@FILE --seed N]
+//!               [--flow-jitter ADDR=NS ...]
+//!               [--bottleneck BOTTLENECK_JSON|@FILE] [--seed N]
 //!
 //! `--flow-schedule` changes a flow's one-way delay (both directions) at
 //! T_NS after the run's time zero (the `t0` command); no packet overtakes
 //! an earlier one of the same flow and direction (queue.rs).
+//! `--flow-jitter` delays each packet to that address (the flow's ACKs) by
+//! an extra 0..=NS, drawn as the simulator draws the scenario's `jitter`
+//! (`sim::jitter`, from `--seed`), in order.
 //!
 //! Without `--bottleneck` the device is GSO-aware (vnet.rs): the kernel
 //! hands over whole TCP send units (up to 64 KB) with a virtio-net header,
@@ -73,6 +77,18 @@ fn parse_addr(spec: &str, addr: &str) -> Result<[u8; 4], String> {
     Ok(addr.octets())
 }
 
+/// `ADDR=NS` after option `option`, NS being a `what` ("delay") in
+/// integer ns; returns the option as written (for later errors), the
+/// address and NS.
+fn parse_addr_ns(option: &str, text: &str, what: &str) -> Result<(String, [u8; 4], u64), String> {
+    let spec = format!("{option} {text}");
+    let upper = what.to_uppercase();
+    let (addr, ns) = text.split_once('=').ok_or(format!("{spec}: expected ADDR={upper}_NS"))?;
+    let addr = parse_addr(&spec, addr)?;
+    let ns: u64 = ns.parse().map_err(|_| format!("{spec}: bad {what} (integer ns)"))?;
+    Ok((spec, addr, ns))
+}
+
 /// `T_NS:DELAY_NS[,T_NS:DELAY_NS...]`, strictly increasing in time.
 fn parse_schedule(spec: &str, text: &str) -> Result<Vec<(u64, u64)>, String> {
     let mut changes: Vec<(u64, u64)> = Vec::new();
@@ -92,6 +108,7 @@ fn parse_args() -> Result<Args, String> {
     let mut tun = None;
     let mut endpoints: Vec<Endpoint> = Vec::new();
     let mut schedules = Vec::new();
+    let mut jitters = Vec::new();
     let mut bottleneck = None;
     let mut seed = 1;
     let mut args = std::env::args().skip(1);
@@ -100,11 +117,7 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "--tun" => tun = Some(value()?),
             "--flow" => {
-                let text = value()?;
-                let spec = format!("--flow {text}");
-                let (addr, delay) = text.split_once('=').ok_or(format!("{spec}: expected ADDR=DELAY_NS"))?;
-                let addr = parse_addr(&spec, addr)?;
-                let delay: u64 = delay.parse().map_err(|_| format!("{spec}: bad delay (integer ns)"))?;
+                let (_, addr, delay) = parse_addr_ns("--flow", &value()?, "delay")?;
                 endpoints.push(Endpoint::fixed(addr, delay));
             }
             "--flow-schedule" => {
@@ -115,6 +128,7 @@ fn parse_args() -> Result<Args, String> {
                 let changes = parse_schedule(&spec, changes)?;
                 schedules.push((spec, addr, changes));
             }
+            "--flow-jitter" => jitters.push(parse_addr_ns("--flow-jitter", &value()?, "jitter")?),
             "--bottleneck" => {
                 // `@PATH`: the JSON is in that file (a link trace's can
                 // exceed the kernel's 128 KB limit on one argument).
@@ -131,6 +145,10 @@ fn parse_args() -> Result<Args, String> {
     for (spec, addr, changes) in schedules {
         let endpoint = endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
         endpoint.schedule = changes;
+    }
+    for (spec, addr, jitter) in jitters {
+        let endpoint = endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
+        endpoint.ack_jitter_ns = jitter;
     }
     let tun = tun.ok_or("--tun is required")?;
     Ok(Args { tun, endpoints, bottleneck, seed })
@@ -225,7 +243,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
     let header = if gso { vnet::HEADER_LEN } else { 0 };
     sys::set_nonblocking(0)?;
     say("ready")?;
-    let mut queues = DelayQueues::new(args.endpoints);
+    let mut queues = DelayQueues::new(args.endpoints, args.seed);
     let mut link = args.bottleneck.as_ref().map(|cfg| Link::new(cfg, queues.n_endpoints(), args.seed));
     let tun_fd = tun.as_raw_fd();
     let mut fds = vec![tun_fd, signals.as_raw_fd(), 0];

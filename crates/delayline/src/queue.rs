@@ -12,6 +12,8 @@
 
 use std::collections::VecDeque;
 
+use sim::jitter::Jitter;
+
 /// One delayed packet (or GSO frame).
 pub struct Delayed {
     pub due_ns: u64,
@@ -27,11 +29,14 @@ pub struct Endpoint {
     /// (ns after the run's t0, new one-way delay ns), strictly ascending
     /// in time: the flow's RTT schedule, halved.
     pub schedule: Vec<(u64, u64)>,
+    /// Largest extra delay of each packet to it (its ACKs), ns: the
+    /// scenario's `jitter`, drawn as the simulator draws it.
+    pub ack_jitter_ns: u64,
 }
 
 impl Endpoint {
     pub fn fixed(addr: [u8; 4], delay_ns: u64) -> Self {
-        Endpoint { addr, delay_ns, schedule: Vec::new() }
+        Endpoint { addr, delay_ns, schedule: Vec::new(), ack_jitter_ns: 0 }
     }
 
     /// The one-way delay in force at `now_ns` when the run started at
@@ -50,6 +55,8 @@ pub struct DelayQueues {
     endpoints: Vec<Endpoint>,
     /// Two queues per endpoint: index 2*i for packets from it, 2*i+1 to it.
     queues: Vec<VecDeque<Delayed>>,
+    /// Per endpoint: the extra delay of packets to it.
+    jitters: Vec<Jitter>,
     /// Bytes held in all queues (what the caller pushed: with a
     /// virtio-net header, frames including it).
     queued_bytes: usize,
@@ -58,9 +65,11 @@ pub struct DelayQueues {
 }
 
 impl DelayQueues {
-    pub fn new(endpoints: Vec<Endpoint>) -> Self {
+    /// `seed`: the run's seed (endpoint i draws flow i's jitter stream).
+    pub fn new(endpoints: Vec<Endpoint>, seed: u64) -> Self {
         let queues = (0..2 * endpoints.len()).map(|_| VecDeque::new()).collect();
-        DelayQueues { endpoints, queues, queued_bytes: 0, t0_ns: None }
+        let jitters = endpoints.iter().enumerate().map(|(i, e)| Jitter::for_flow(e.ack_jitter_ns, seed, i)).collect();
+        DelayQueues { endpoints, queues, jitters, queued_bytes: 0, t0_ns: None }
     }
 
     /// The run's time zero: RTT schedules start counting.
@@ -94,7 +103,10 @@ impl DelayQueues {
     /// Queues a packet that enters key `key`'s delay at `entered_ns`;
     /// returns its due time.
     pub fn push(&mut self, key: usize, entered_ns: u64, bytes: Vec<u8>) -> u64 {
-        let delay = self.endpoints[key / 2].delay_at(self.t0_ns, entered_ns);
+        let mut delay = self.endpoints[key / 2].delay_at(self.t0_ns, entered_ns);
+        if key % 2 == 1 {
+            delay += self.jitters[key / 2].draw();
+        }
         let queue = &mut self.queues[key];
         let behind = queue.back().map_or(0, |d| d.due_ns);
         let due_ns = (entered_ns + delay).max(behind);
@@ -147,7 +159,7 @@ mod tests {
 
     #[test]
     fn classifies_by_source_then_destination() {
-        let q = DelayQueues::new(vec![Endpoint::fixed(A, 5_000_000), Endpoint::fixed(B, 25_000_000)]);
+        let q = DelayQueues::new(vec![Endpoint::fixed(A, 5_000_000), Endpoint::fixed(B, 25_000_000)], 1);
         assert_eq!(q.classify(&ipv4(A, RX)), Some(0));
         assert_eq!(q.classify(&ipv4(RX, A)), Some(1));
         assert_eq!(q.classify(&ipv4(B, RX)), Some(2));
@@ -161,7 +173,7 @@ mod tests {
 
     #[test]
     fn releases_in_due_order_across_keys_and_never_early() {
-        let mut q = DelayQueues::new(vec![Endpoint::fixed(A, 50), Endpoint::fixed(B, 10)]);
+        let mut q = DelayQueues::new(vec![Endpoint::fixed(A, 50), Endpoint::fixed(B, 10)], 1);
         // Long-delay packet first, short-delay packet later: the short one
         // is due first.
         assert_eq!(q.push(0, 100, vec![1; 3]), 150);
@@ -184,8 +196,8 @@ mod tests {
     fn a_schedule_counts_from_t0_and_a_shorter_delay_never_overtakes() {
         // One-way 100 ns; at t0+1000 it grows to 300; at t0+2000 it
         // shrinks to 10.
-        let endpoint = Endpoint { addr: A, delay_ns: 100, schedule: vec![(1000, 300), (2000, 10)] };
-        let mut q = DelayQueues::new(vec![endpoint, Endpoint::fixed(B, 50)]);
+        let endpoint = Endpoint { schedule: vec![(1000, 300), (2000, 10)], ..Endpoint::fixed(A, 100) };
+        let mut q = DelayQueues::new(vec![endpoint, Endpoint::fixed(B, 50)], 1);
         // Before t0 the schedule has not begun, whatever the clock says.
         assert_eq!(q.push(0, 5000, vec![0]), 5100);
         assert_eq!(q.pop_due(5100).unwrap().bytes, vec![0]);
@@ -210,5 +222,23 @@ mod tests {
             vec![(1, 11_099), (2, 11_300), (4, 11_550), (3, 11_800), (5, 12_200), (6, 12_200), (7, 12_200), (8, 12_310)]
         );
         assert_eq!(q.queued_bytes(), 0);
+    }
+
+    #[test]
+    fn acks_get_the_simulators_jitter_and_data_none() {
+        // Endpoint 1 (flow 1) with up to 1000 ns of jitter in a run seeded 7:
+        // packets to it draw flow 1's stream, in order; packets from it and
+        // both directions of flow 0 keep their plain delay.
+        let jittery = Endpoint { ack_jitter_ns: 1000, ..Endpoint::fixed(B, 50) };
+        let mut q = DelayQueues::new(vec![Endpoint::fixed(A, 50), jittery], 7);
+        let mut expect = Jitter::for_flow(1000, 7, 1);
+        let mut behind = 0;
+        for t in (0..100_000).step_by(100) {
+            let due = q.push(3, t, vec![0]);
+            behind = (t + 50 + expect.draw()).max(behind);
+            assert_eq!(due, behind);
+            assert_eq!(q.push(2, t, vec![0]), t + 50);
+            assert_eq!(q.push(1, t, vec![0]), t + 50);
+        }
     }
 }

@@ -282,6 +282,15 @@ pub struct FlowConfig {
     /// gives ([`EcnMode`]).
     #[serde(default)]
     pub ecn: EcnMode,
+    /// Largest extra delay of each of the flow's ACKs, ns, drawn uniformly
+    /// from [0, jitter_ns] and kept in order: a host's processing time,
+    /// which breaks the phase lock of ACK-clocked senders ([`crate::jitter`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jitter_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// ECN negotiated by a flow (`net.ipv4.tcp_ecn` on both hosts).

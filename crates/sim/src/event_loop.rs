@@ -21,6 +21,7 @@
 use crate::bottleneck::{nanobits_to_bytes, Bottleneck, LinkCounters, Offer};
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
+use crate::jitter::Jitter;
 use crate::packet::{AckPacket, DataPacket};
 use crate::pipe::Pipe;
 use crate::receiver::{Receiver, RxAction};
@@ -127,7 +128,7 @@ impl Simulation {
                     sender,
                     receiver: Receiver::new(i as u32, cfg.mss, f.ecn),
                     data_pipe: Pipe::new(fwd),
-                    ack_pipe: Pipe::new(f.rtt_ns - fwd),
+                    ack_pipe: Pipe::with_jitter(f.rtt_ns - fwd, Jitter::for_flow(f.jitter_ns, cfg.seed, i)),
                     wake_gen: 0,
                     wake_at: None,
                     sent: 0,
@@ -411,6 +412,7 @@ mod tests {
             params: vec![],
             rtt_schedule: vec![],
             ecn: Default::default(),
+            jitter_ns: 0,
         }
     }
 

@@ -5,7 +5,7 @@
 //! Where to look:
 //! - [`event_loop`]: the event loop and the topology;
 //! - [`bottleneck`] and [`qdisc`]: the link, its FIFO and queue disciplines;
-//! - [`pipe`]: propagation delay;
+//! - [`pipe`]: propagation delay; [`jitter`]: a host's random extra delay;
 //! - [`tcp`]: the TCP sender (rate sampling, pacing, loss recovery, CC calls);
 //! - [`receiver`]: cumulative ACK + SACK, delayed ACKs;
 //! - [`telemetry`] and [`distribution`]: per-interval series and window
@@ -19,6 +19,7 @@ pub mod config;
 pub mod distribution;
 pub mod event_loop;
 pub mod event_queue;
+pub mod jitter;
 pub mod limits;
 pub mod packet;
 pub mod pipe;

@@ -3,25 +3,37 @@
 //! enough and the event loop needs one pending event per pipe (its head),
 //! not one per packet in flight. The delay may change over time (a flow
 //! whose path gets longer); an item never leaves before the one ahead of
-//! it, so a shorter delay takes effect as the pipe drains.
+//! it, so a shorter delay takes effect as the pipe drains. A pipe may add
+//! a random extra delay per item ([`Jitter`], a host's processing time);
+//! the same no-overtaking rule keeps it in order.
 
 use std::collections::VecDeque;
 
+use crate::jitter::Jitter;
+
 pub struct Pipe<T> {
     delay_ns: u64,
+    /// Extra random delay per item (none unless [`Pipe::with_jitter`]).
+    jitter: Option<Jitter>,
     items: VecDeque<(u64, T)>,
 }
 
 impl<T> Pipe<T> {
     pub fn new(delay_ns: u64) -> Self {
-        Self { delay_ns, items: VecDeque::new() }
+        Self { delay_ns, jitter: None, items: VecDeque::new() }
+    }
+
+    /// A pipe whose items each get an extra delay drawn from `jitter`.
+    pub fn with_jitter(delay_ns: u64, jitter: Jitter) -> Self {
+        Self { delay_ns, jitter: Some(jitter), items: VecDeque::new() }
     }
 
     /// Puts `item` in at `now_ns`. Returns its exit time if the pipe was
     /// empty, i.e. when the caller must schedule the head event.
     pub fn push(&mut self, now_ns: u64, item: T) -> Option<u64> {
         let behind = self.items.back().map_or(0, |(t, _)| *t);
-        let exit = (now_ns + self.delay_ns).max(behind);
+        let extra = self.jitter.as_mut().map_or(0, Jitter::draw);
+        let exit = (now_ns + self.delay_ns + extra).max(behind);
         let was_empty = self.items.is_empty();
         self.items.push_back((exit, item));
         was_empty.then_some(exit)
@@ -71,6 +83,24 @@ mod tests {
         assert_eq!(p.pop_due(100), Some('a'));
         assert_eq!(p.head_exit_ns(), Some(105));
         assert_eq!(p.pop_due(200), Some('b'));
+        assert!(p.is_empty());
+    }
+
+    #[test]
+    fn jitter_delays_within_bounds_and_keeps_order() {
+        let mut p = Pipe::with_jitter(100, Jitter::for_flow(50, 1, 0));
+        for t in 0..200u64 {
+            p.push(t, t);
+        }
+        let mut last = (0, 0);
+        for now in 0..400 {
+            while let Some(item) = p.pop_due(now) {
+                assert!(now >= item + 100 && now <= item + 150, "item {item} left at {now}");
+                assert!(item >= last.1 && now >= last.0, "order kept");
+                last = (now, item);
+            }
+        }
+        assert_eq!(last.1, 199);
         assert!(p.is_empty());
     }
 

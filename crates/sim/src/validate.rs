@@ -142,6 +142,7 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
             return Err(format!("flow[{i}].rtt: must be greater than zero"));
         }
         at_most(&format!("flow[{i}].rtt"), f.rtt_ns, MAX_RTT_NS, Unit::Ns)?;
+        at_most(&format!("flow[{i}].jitter"), f.jitter_ns, MAX_RTT_NS, Unit::Ns)?;
         if f.start_ns >= cfg.duration_ns {
             return Err(format!("flow[{i}].start: must be before the end of the run"));
         }
@@ -240,6 +241,7 @@ mod tests {
                 params: vec![],
                 rtt_schedule: vec![],
             ecn: Default::default(),
+            jitter_ns: 0,
             }],
         }
     }

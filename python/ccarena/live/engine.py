@@ -140,7 +140,8 @@ MAX_INLINE_BOTTLENECK_BYTES = 64 << 10
 def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None = None) -> list[str]:
     """The delay line's flow arguments: each flow's one-way delay (half its
     RTT, in both directions) and its RTT schedule, halved the same way,
-    relative to the run's t0; with the userspace bottleneck, its
+    relative to the run's t0; its ACKs' jitter, drawn from the run's seed
+    as the simulator draws it; with the userspace bottleneck, its
     configuration (the delay line then keeps its device per-packet),
     written to ``bottleneck_file`` when it is larger than an argument may be."""
     args = []
@@ -150,6 +151,8 @@ def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None
         if f.get("rtt_schedule"):
             changes = ",".join(f"{c['at_ns']}:{c['rtt_ns'] // 2}" for c in f["rtt_schedule"])
             args += ["--flow-schedule", f"{addr}={changes}"]
+        if f.get("jitter_ns"):
+            args += ["--flow-jitter", f"{addr}={f['jitter_ns']}"]
     if mode == "userspace":
         text = json.dumps(cfg["bottleneck"])
         if len(text) > MAX_INLINE_BOTTLENECK_BYTES:
@@ -157,7 +160,9 @@ def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None
                 raise ValueError("a bottleneck this large needs a file")
             bottleneck_file.write_text(text)
             text = f"@{bottleneck_file}"
-        args += ["--bottleneck", text, "--seed", str(cfg["seed"])]
+        args += ["--bottleneck", text]
+    if mode == "userspace" or any(f.get("jitter_ns") for f in cfg["flows"]):
+        args += ["--seed", str(cfg["seed"])]
     return args
 
 

@@ -17,6 +17,7 @@ pub fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
         params: vec![],
         rtt_schedule: vec![],
         ecn: Default::default(),
+        jitter_ns: 0,
     }
 }
 
