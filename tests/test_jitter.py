@@ -66,6 +66,18 @@ def test_delay_line_gets_each_flows_jitter_and_the_seed():
     assert delay_line_args(load_live_scenario(SMALL).config, "kernel") == ["--flow", "10.201.1.10=5000000"]
 
 
+def test_experiments_host_jitter_is_one_packet_time_and_cws_uses_it():
+    from ccarena.experiments import variants
+    from ccarena.experiments.cws import paper
+
+    # 1514 B at 20 Mbit/s: 605.6 us; at 50 Mbit/s: 242.24 us.
+    assert variants.host_jitter("20Mbit") == "605600ns"
+    assert variants.host_jitter("50Mbit") == "242240ns"
+    doc = paper.pair(paper.BBR_CWS, paper.LONG_MS, seed=1, duration=10, buffer_bdp=1.0)
+    flows = load_scenario(doc).config["flows"]
+    assert [f["jitter_ns"] for f in flows] == [242_240, 242_240]
+
+
 # --- The phase effect ---------------------------------------------------------
 
 #: examples/bbr-cws-vs-cubic.toml's setting (BBR-CWS against CUBIC, 20

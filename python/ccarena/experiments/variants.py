@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from .. import units
 from .framework import MIN_SEEDS, Variant
 
 #: cc/bbr.c: Linux 6.x BBR v1 (cc/include/bbr_core.h).
@@ -47,6 +48,17 @@ def older_linux(variant: Variant, version: str) -> Variant:
 def buffer(bdp: float) -> str:
     """A buffer of ``bdp`` bandwidth-delay products (scenario size string)."""
     return f"{bdp:g}bdp"
+
+
+def host_jitter(rate: str) -> str:
+    """One wire packet's serialisation time at ``rate``, as a scenario time
+    string: the ``jitter`` (random extra ACK delay) that removes the
+    simulator's traffic phase effect between ACK-clocked and paced flows
+    in a full drop-tail queue (docs/scenario-format.md, "Host jitter";
+    Floyd and Jacobson used a random processing time of up to one
+    bottleneck service time)."""
+    ns = units.PACKET_WIRE_BYTES * 8 * 1_000_000_000 // units.parse_rate(rate)
+    return f"{ns}ns"
 
 
 def scenario(
