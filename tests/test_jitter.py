@@ -20,6 +20,7 @@ import pytest
 import ccarena
 from ccarena import ScenarioError, load_scenario
 from ccarena.live.engine import delay_line_args, load_live_scenario
+from conftest import EXAMPLES
 from test_live import DELAYLINE, clean_host, live_cli  # noqa: F401  (clean_host is a fixture)
 
 SMALL = """
@@ -80,58 +81,45 @@ def test_experiments_host_jitter_is_one_packet_time_and_cws_uses_it():
 
 # --- The phase effect ---------------------------------------------------------
 
-#: examples/bbr-cws-vs-cubic.toml's setting (BBR-CWS against CUBIC, 20
-#: Mbit/s, 0.5 BDP), 40 s with the window 10-40 s. One 1514-B packet takes
-#: 0.606 ms at 20 Mbit/s; 40 ms is 66.05 of them, so CUBIC's ACK-clocked
-#: packets reach a busy queue just after a departure, and at 40.515 ms just
-#: before one.
-PHASE_SCENARIO = """
-duration = "40s"
-[measure]
-from = "10s"
-[bottleneck]
-rate = "20Mbit"
-buffer = "0.5bdp"
-[[flow]]
-cc = "bbr_cws"
-rtt = "40ms"
-[[flow]]
-cc = "cubic"
-rtt = "40ms"
-"""
-#: Both RTTs, ms: the two phases.
-PHASE_RTTS = ("40ms", "40.515ms")
-SEEDS = (1, 2, 3)
-#: Measured (this scenario, mean BBR-CWS share of seeds 1-3 at 40 /
-#: 40.515 ms): no jitter 46.6 / 76.8% (a 30-point swing; seeds 1-7 at
-#: 40 ms 43.3-64.8%, at 40.515 ms 63.9-79.0%); 0.6 ms of jitter 68.8 /
-#: 70.4% (seeds 1-7: 62.3-71.1% and 60.8-75.6%, means 66.5 / 69.1%).
-#: With jitter a single seed is a draw with a ~5-point deviation, so the
-#: mean of three may differ from phase to phase by ~4 points by chance:
-#: the bound is twice that.
+#: examples/sweeps/phase-effect.toml: BBR-CWS (40 ms) against CUBIC in a
+#: 0.5-BDP buffer at 20 Mbit/s, CUBIC's RTT at 40 + 0/0.12/0.24/0.36/0.48 ms
+#: (one 1514-B packet takes 0.606 ms at 20 Mbit/s; 40 ms is 66.05 of them,
+#: so CUBIC's ACK-clocked packets reach a busy queue just after a
+#: departure), no jitter or 0.6 ms on either flow's ACKs, seeds 1-3.
+PHASE_SWEEP = EXAMPLES / "sweeps" / "phase-effect.toml"
+#: Measured (mean BBR-CWS share over seeds 1-3 across the five RTTs):
+#: no jitter 51.7 / 55.4 / 65.8 / 71.3 / 72.6% (a 20.9-point swing);
+#: jitter on BBR-CWS only, 54.2-75.5% (21.3); on CUBIC only, 61.8-71.2%
+#: (9.4); on both, 63.0-69.0% (6.0). Single seeds with jitter on both
+#: range over 60.8-75.6% (seeds 1-7 at two phases, a ~5-point standard
+#: deviation), so means of three can differ by ~4 points between phases
+#: by chance: the bound is twice that.
 LOCKED_SWING_PP = 12.0
 JITTERED_SWING_PP = 8.0
 
 
-def mean_share(rtt: str, jitter: str) -> float:
-    shares = []
-    for seed in SEEDS:
-        result = ccarena.run(PHASE_SCENARIO, overrides={
-            "seed": seed, "flow.0.rtt": rtt, "flow.1.rtt": rtt, "flow.0.jitter": jitter, "flow.1.jitter": jitter,
-        })
-        shares.append(100 * result.flows[0]["share"])
-    return statistics.mean(shares)
+def test_jitter_removes_the_simulators_phase_effect(tmp_path):
+    """Without jitter a sub-millisecond change of CUBIC's base RTT moves
+    BBR-CWS's share by 20 points (whose packets a full queue drops depends
+    on where CUBIC's arrive between two departures); with jitter of one
+    packet's time on both flows the share no longer depends on the phase."""
+    import pyarrow.parquet as pq
 
+    from ccarena.sweep import run_sweep
 
-def test_jitter_removes_the_simulators_phase_effect():
-    """Without jitter a 0.5-ms change of the base RTT moves BBR-CWS's share
-    by 20 points (whose packets a full queue drops depends on where CUBIC's
-    arrive between two departures); with jitter of one packet's time the
-    share no longer depends on the phase."""
-    locked = [mean_share(rtt, "0ms") for rtt in PHASE_RTTS]
-    jittered = [mean_share(rtt, "0.6ms") for rtt in PHASE_RTTS]
-    assert locked[1] - locked[0] >= LOCKED_SWING_PP, locked
-    assert abs(jittered[1] - jittered[0]) <= JITTERED_SWING_PP, jittered
+    run_sweep(PHASE_SWEEP, tmp_path / "sweep", jobs=2, progress=False)
+    t = pq.read_table(tmp_path / "sweep" / "points.parquet").to_pydict()
+    shares: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for j0, j1, rtt, share in zip(t["flow.0.jitter"], t["flow.1.jitter"], t["flow.1.rtt"], t["flow.0.share"]):
+        shares.setdefault((j0, j1), {}).setdefault(rtt, []).append(100 * share)
+
+    def swing(j0: str, j1: str) -> float:
+        means = [statistics.mean(v) for v in shares[(j0, j1)].values()]
+        assert len(means) == 5
+        return max(means) - min(means)
+
+    assert swing("0ms", "0ms") >= LOCKED_SWING_PP, shares[("0ms", "0ms")]
+    assert swing("0.6ms", "0.6ms") <= JITTERED_SWING_PP, shares[("0.6ms", "0.6ms")]
 
 
 # --- Live ------------------------------------------------------------------------
