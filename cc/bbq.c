@@ -235,6 +235,8 @@ static inline void bbq_update_queue(struct sock *sk,
 	}
 	if (rs->rtt_us >= 0 && rs->rtt_us < (long)bbr->bbq_round_min_rtt_us)
 		bbr->bbq_round_min_rtt_us = (u32)rs->rtt_us;
+	/* Telemetry (cc_var): the verdict in force, 1.0 = a persistent queue. */
+	CCA_TRACE_VAR(sk, bbr->bbq_queue ? BBR_PPM : 0);
 }
 
 static inline void bbq_init(struct sock *sk)
