@@ -27,7 +27,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 from . import units
 from .errors import ScenarioError
 from .scenario_aqm import Codel, FqCodel, Pie, resolve_mark_threshold, resolve_tables
-from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time, TimeOrZero
+from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -468,7 +468,7 @@ def _resolve_schedule(
     out: list[dict[str, int]] = []
     for j, change in enumerate(changes):
         here = f"{path}[{j}]"
-        at_ns = _unit(f"{here}.at", lambda v: units.parse_time(v, allow_zero=True), change.at)
+        at_ns = _unit(f"{here}.at", parse_time_or_zero, change.at)
         if at_ns >= duration_ns:
             raise ScenarioError(f"{here}.at", "at or after the end of the run")
         if out and at_ns <= out[-1]["at_ns"]:
@@ -523,7 +523,7 @@ def resolve(
             raise ScenarioError(f"{path}.cc", f"unknown congestion control '{flow.cc}' (known: {', '.join(known)})")
         rtt_ns = _unit(f"{path}.rtt", units.parse_time, flow.rtt)
         _at_most(f"{path}.rtt", flow.rtt, rtt_ns, limits["max_rtt_ns"], units.format_time)
-        start_ns = _unit(f"{path}.start", lambda v: units.parse_time(v, allow_zero=True), flow.start)
+        start_ns = _unit(f"{path}.start", parse_time_or_zero, flow.start)
         if start_ns >= duration_ns:
             raise ScenarioError(f"{path}.start", "the flow starts at or after the end of the run")
         stop_ns = None
@@ -550,7 +550,7 @@ def resolve(
             "rtt_schedule": rtt_schedule,
         }
         if flow.jitter is not None:
-            jitter_ns = _unit(f"{path}.jitter", lambda v: units.parse_time(v, allow_zero=True), flow.jitter)
+            jitter_ns = _unit(f"{path}.jitter", parse_time_or_zero, flow.jitter)
             _at_most(f"{path}.jitter", flow.jitter, jitter_ns, limits["max_rtt_ns"], units.format_time)
             if jitter_ns:
                 entry["jitter_ns"] = jitter_ns  # only when used: other configs stay as they were
@@ -666,7 +666,7 @@ def resolve(
     from_ns = duration_ns // 3
     to_ns = duration_ns
     if measure.from_ is not None:
-        from_ns = _unit("measure.from", lambda v: units.parse_time(v, allow_zero=True), measure.from_)
+        from_ns = _unit("measure.from", parse_time_or_zero, measure.from_)
     if measure.to is not None:
         to_ns = _unit("measure.to", units.parse_time, measure.to)
     if to_ns > duration_ns:

@@ -26,8 +26,13 @@ def _check(parser):
     return BeforeValidator(validate)
 
 
+def parse_time_or_zero(value: object) -> int:
+    """ns of a time string that may be zero (an instant, or "0ms": none)."""
+    return units.parse_time(value, allow_zero=True)
+
+
 Time = Annotated[str, _check(units.parse_time)]
-Instant = Annotated[str, _check(lambda v: units.parse_time(v, allow_zero=True))]
+Instant = Annotated[str, _check(parse_time_or_zero)]
 #: A length of time that may be zero ("0ms": none); the same check as Instant.
 TimeOrZero = Instant
 Rate = Annotated[str, _check(units.parse_rate)]

@@ -89,6 +89,12 @@ fn parse_addr_ns(option: &str, text: &str, what: &str) -> Result<(String, [u8; 4
     Ok((spec, addr, ns))
 }
 
+/// The `--flow` endpoint with address `addr`, for option `spec` that
+/// refines it.
+fn endpoint_of<'a>(endpoints: &'a mut [Endpoint], spec: &str, addr: [u8; 4]) -> Result<&'a mut Endpoint, String> {
+    endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))
+}
+
 /// `T_NS:DELAY_NS[,T_NS:DELAY_NS...]`, strictly increasing in time.
 fn parse_schedule(spec: &str, text: &str) -> Result<Vec<(u64, u64)>, String> {
     let mut changes: Vec<(u64, u64)> = Vec::new();
@@ -143,12 +149,10 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     for (spec, addr, changes) in schedules {
-        let endpoint = endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
-        endpoint.schedule = changes;
+        endpoint_of(&mut endpoints, &spec, addr)?.schedule = changes;
     }
     for (spec, addr, jitter) in jitters {
-        let endpoint = endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
-        endpoint.ack_jitter_ns = jitter;
+        endpoint_of(&mut endpoints, &spec, addr)?.ack_jitter_ns = jitter;
     }
     let tun = tun.ok_or("--tun is required")?;
     Ok(Args { tun, endpoints, bottleneck, seed })
