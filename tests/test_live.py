@@ -610,6 +610,10 @@ def test_one_gigabit_bottleneck_loses_nothing_unexplained(clean_host, tmp_path):
           f"delay line lateness max {live['delay_line']['lateness_max_us']:.0f} us")
     assert losses["unexplained_losses"] == 0, losses
     assert losses["sent_segments"] >= losses["arrived_segments"] > 0
+    dl = live["delay_line"]  # percentiles from an HDR histogram: at most 1/1024 above the exact value
+    assert dl["lateness_p50_us"] <= dl["lateness_p99_us"] <= dl["lateness_p999_us"] \
+        <= dl["lateness_max_us"] * (1 + 1 / 1024) + 1e-3, dl
+    assert 0 <= dl["late_over_1ms"] <= dl["packets"], dl
     if losses["drained"] and not losses["testbed_total"]:
         assert losses["lost_segments"] == losses["bottleneck"], losses
     # A host drop is reported, not hidden: one warning line naming the places.

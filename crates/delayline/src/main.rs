@@ -54,6 +54,11 @@ use std::process::ExitCode;
 use link::Link;
 use queue::{DelayQueues, Endpoint};
 use sim::config::BottleneckConfig;
+use sim::distribution::Distribution;
+
+/// A packet written this much past its due time counts as late (1 ms: a
+/// stall, not scheduling noise; `late_over_1ms` in the statistics).
+const LATE_NS: u64 = 1_000_000;
 
 /// Packets held beyond this many bytes are dropped (counted): a safety
 /// valve, far above any scenario's bandwidth-delay product. Counted as
@@ -173,13 +178,30 @@ struct Stats {
     write_errors: u64,
     late_sum_ns: u64,
     late_max_ns: u64,
+    /// Every packet's lateness (ns past its due time), for percentiles:
+    /// the mean and the maximum hide whether the delay line adds a little
+    /// to every packet or stalls now and then, releasing what queued
+    /// behind the stall in a burst (bounded memory: an HDR histogram).
+    lateness: Distribution,
+    /// Packets written more than [`LATE_NS`] late.
+    late_over_1ms: u64,
     max_queued_bytes: usize,
     realtime: bool,
 }
 
 impl Stats {
-    fn json(&self, link: Option<&mut Link>) -> String {
+    /// A packet went out `late_ns` after its due time.
+    fn note_late(&mut self, late_ns: u64) {
+        self.late_sum_ns += late_ns;
+        self.late_max_ns = self.late_max_ns.max(late_ns);
+        self.lateness.record(late_ns);
+        self.late_over_1ms += u64::from(late_ns > LATE_NS);
+    }
+
+    fn json(&mut self, link: Option<&mut Link>) -> String {
         let mean_us = if self.packets > 0 { self.late_sum_ns as f64 / self.packets as f64 / 1e3 } else { 0.0 };
+        let mut pct = |p: f64| self.lateness.percentile(p).unwrap_or(0) as f64 / 1e3;
+        let (p50, p99, p999) = (pct(50.0), pct(99.0), pct(99.9));
         let link_fields = match link {
             Some(link) => format!(", \"link\": {}, {}", link.stats_json(), link.sojourn_json()),
             None => String::new(),
@@ -187,7 +209,8 @@ impl Stats {
         format!(
             "{{\"packets\": {}, \"bytes\": {}, \"segments\": {}, \"gso\": {}, \"passthrough\": {}, \
              \"dropped_overflow\": {}, \"write_errors\": {}, \"lateness_mean_us\": {:.3}, \"lateness_max_us\": {:.3}, \
-             \"max_queued_bytes\": {}, \"realtime\": {}{}}}",
+             \"lateness_p50_us\": {:.3}, \"lateness_p99_us\": {:.3}, \"lateness_p999_us\": {:.3}, \
+             \"late_over_1ms\": {}, \"max_queued_bytes\": {}, \"realtime\": {}{}}}",
             self.packets,
             self.bytes,
             self.segments,
@@ -197,6 +220,10 @@ impl Stats {
             self.write_errors,
             mean_us,
             self.late_max_ns as f64 / 1e3,
+            p50,
+            p99,
+            p999,
+            self.late_over_1ms,
             self.max_queued_bytes,
             self.realtime,
             link_fields
@@ -321,8 +348,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
             stats.packets += 1;
             stats.bytes += (packet.bytes.len() - header) as u64;
             stats.segments += if gso { vnet::segments(&packet.bytes) } else { 1 };
-            stats.late_sum_ns += late;
-            stats.late_max_ns = stats.late_max_ns.max(late);
+            stats.note_late(late);
             if sys::write_packet(tun_fd, &packet.bytes).is_err() {
                 stats.write_errors += 1;
             }
@@ -339,7 +365,7 @@ fn main() -> ExitCode {
         }
     };
     match run(args) {
-        Ok((stats, mut link)) => {
+        Ok((mut stats, mut link)) => {
             println!("{}", stats.json(link.as_mut()));
             ExitCode::SUCCESS
         }
@@ -347,5 +373,31 @@ fn main() -> ExitCode {
             eprintln!("delayline: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lateness_percentiles_show_rare_stalls_that_the_mean_hides() {
+        let mut stats = Stats::default();
+        // 985 packets 20 us late, 13 two ms late, 2 twelve ms late: the
+        // mean (70 us) looks harmless, p99 and p99.9 show the stalls.
+        for (count, late) in [(985, 20_000), (13, 2_000_000), (2, 12_000_000)] {
+            for _ in 0..count {
+                stats.packets += 1;
+                stats.note_late(late);
+            }
+        }
+        let json: serde_json::Value = serde_json::from_str(&stats.json(None)).unwrap();
+        let us = |k: &str| json[k].as_f64().unwrap();
+        assert_eq!(us("lateness_p50_us"), 20.0);
+        assert_eq!(us("lateness_p99_us"), 2000.0);
+        assert_eq!(us("lateness_p999_us"), 12000.0);
+        assert_eq!(us("lateness_max_us"), 12000.0);
+        assert_eq!(json["late_over_1ms"], 15);
+        assert!((us("lateness_mean_us") - 69.7).abs() < 1e-9);
     }
 }

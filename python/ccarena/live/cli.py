@@ -69,7 +69,8 @@ def run_live_command(args: argparse.Namespace) -> int:
     dl = result.summary["live"]["delay_line"]
     print(f"bottleneck: {result.summary['live']['bottleneck']}")
     print(f"delay line: {dl['packets']} packets, lateness mean {dl['lateness_mean_us']:.0f} us, "
-          f"max {dl['lateness_max_us']:.0f} us")
+          f"p99 {dl['lateness_p99_us']:.0f} us, max {dl['lateness_max_us']:.0f} us; "
+          f"{dl['late_over_1ms']} packets over 1 ms late")
     losses = result.summary["live"]["losses"]
     print(f"losses:     {losses['lost_segments']} segments lost (bottleneck drops {losses['bottleneck']}, "
           f"elsewhere in the testbed {losses['testbed_total']}); {losses['retransmitted_segments']} retransmitted, "
