@@ -176,10 +176,10 @@ struct Stats {
     passthrough: u64,
     dropped_overflow: u64,
     write_errors: u64,
-    late_sum_ns: u64,
+    /// Exact, as the histogram's top bin is only within 1/1024 of it.
     late_max_ns: u64,
-    /// Every packet's lateness (ns past its due time), for percentiles:
-    /// the mean and the maximum hide whether the delay line adds a little
+    /// Every packet's lateness (ns past its due time), for its exact mean
+    /// and its percentiles: the mean and the maximum hide whether the delay line adds a little
     /// to every packet or stalls now and then, releasing what queued
     /// behind the stall in a burst (bounded memory: an HDR histogram).
     lateness: Distribution,
@@ -192,14 +192,13 @@ struct Stats {
 impl Stats {
     /// A packet went out `late_ns` after its due time.
     fn note_late(&mut self, late_ns: u64) {
-        self.late_sum_ns += late_ns;
         self.late_max_ns = self.late_max_ns.max(late_ns);
         self.lateness.record(late_ns);
         self.late_over_1ms += u64::from(late_ns > LATE_NS);
     }
 
     fn json(&mut self, link: Option<&mut Link>) -> String {
-        let mean_us = if self.packets > 0 { self.late_sum_ns as f64 / self.packets as f64 / 1e3 } else { 0.0 };
+        let mean_us = self.lateness.mean().unwrap_or(0.0) / 1e3;
         let mut pct = |p: f64| self.lateness.percentile(p).unwrap_or(0) as f64 / 1e3;
         let (p50, p99, p999) = (pct(50.0), pct(99.0), pct(99.9));
         let link_fields = match link {

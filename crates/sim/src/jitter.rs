@@ -45,6 +45,11 @@ impl Jitter {
         Jitter { max_ns, rng: SimRng::new(seed) }
     }
 
+    /// No extra delay (a pipe without host jitter).
+    pub fn none() -> Self {
+        Self::for_flow(0, 0, 0)
+    }
+
     /// The extra delay of the next packet, ns, uniform in [0, max_ns].
     pub fn draw(&mut self) -> u64 {
         if self.max_ns == 0 {

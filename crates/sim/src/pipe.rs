@@ -13,27 +13,27 @@ use crate::jitter::Jitter;
 
 pub struct Pipe<T> {
     delay_ns: u64,
-    /// Extra random delay per item (none unless [`Pipe::with_jitter`]).
-    jitter: Option<Jitter>,
+    /// Extra random delay per item ([`Jitter::none`] unless
+    /// [`Pipe::with_jitter`]).
+    jitter: Jitter,
     items: VecDeque<(u64, T)>,
 }
 
 impl<T> Pipe<T> {
     pub fn new(delay_ns: u64) -> Self {
-        Self { delay_ns, jitter: None, items: VecDeque::new() }
+        Self::with_jitter(delay_ns, Jitter::none())
     }
 
     /// A pipe whose items each get an extra delay drawn from `jitter`.
     pub fn with_jitter(delay_ns: u64, jitter: Jitter) -> Self {
-        Self { delay_ns, jitter: Some(jitter), items: VecDeque::new() }
+        Self { delay_ns, jitter, items: VecDeque::new() }
     }
 
     /// Puts `item` in at `now_ns`. Returns its exit time if the pipe was
     /// empty, i.e. when the caller must schedule the head event.
     pub fn push(&mut self, now_ns: u64, item: T) -> Option<u64> {
         let behind = self.items.back().map_or(0, |(t, _)| *t);
-        let extra = self.jitter.as_mut().map_or(0, Jitter::draw);
-        let exit = (now_ns + self.delay_ns + extra).max(behind);
+        let exit = (now_ns + self.delay_ns + self.jitter.draw()).max(behind);
         let was_empty = self.items.is_empty();
         self.items.push_back((exit, item));
         was_empty.then_some(exit)
