@@ -154,18 +154,18 @@ def test_conservation(name):
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_bbr_cws_gives_cubic_a_share_back_and_retransmits_far_less_than_bbr(seed):
     # examples/bbr-cws-vs-cubic.toml (20 Mbit/s, 40 ms, 0.5 BDP, 0.6 ms of
-    # ACK jitter). Measured, seeds 1-5: BBR-CWS 64.5-71.3% with 83-122
-    # retransmits; BBR in its place 93.1-94.0% with 1003-1168 (without the
-    # jitter, phase-locked: BBR-CWS 47.8-63.5%, BBR 86.8%). Bounds: BBR-CWS
-    # at most 75% (BBR's >= 93% less the margin the seeds show), CUBIC at
-    # least 25%, and at most a quarter of BBR's retransmits (measured a
-    # ninth to a twelfth).
+    # ACK jitter). Measured, seeds 1-5: BBR-CWS 69.0-78.7% with 101-145
+    # retransmits (seeds 1-20: 69.0-79.1%; live Linux 66.9-78.1% over 22
+    # runs); BBR in its place 91.5-92.1% with 979-1105. Bounds: BBR-CWS at
+    # most 82% (the seeds' highest plus 3 points, below BBR's 91%), CUBIC
+    # at least 18%, and at most a quarter of BBR's retransmits (measured a
+    # seventh to a tenth).
     cws = ccarena.run(EXAMPLES / "bbr-cws-vs-cubic.toml", overrides={"seed": seed})
     bbr = ccarena.run(EXAMPLES / "bbr-cws-vs-cubic.toml",
                       overrides={"seed": seed, "flow.0.cc": "bbr", "flow.0.params": {}})
     assert [f["cc"] for f in cws.flows] == ["bbr_cws", "cubic"]
     assert bbr.flows[0]["share"] >= 0.80, shares(bbr)
-    assert cws.flows[0]["share"] <= 0.75, shares(cws)
-    assert cws.flows[1]["share"] >= 0.25, shares(cws)
+    assert cws.flows[0]["share"] <= 0.82, shares(cws)
+    assert cws.flows[1]["share"] >= 0.18, shares(cws)
     # In the window (10-60 s): Startup's losses, alike for both, are left out.
     assert cws.flows[0]["retransmits"] * 4 <= bbr.flows[0]["retransmits"]

@@ -50,8 +50,9 @@ enum Event {
     DataPipe(u32),
     /// The head of flow's ACK pipe reaches the sender.
     AckPipe(u32),
-    /// Flow's delayed-ACK timer (valid if the receiver still has it armed).
-    DelAck(u32),
+    /// Flow's receiver timer: delayed ACK or SACK compression (the
+    /// receiver ignores it if an ACK sent since made it moot).
+    AckTimer(u32),
     RateChange(u32),
     /// Flow's base RTT changes (index into its rtt_schedule).
     RttChange { flow: u32, idx: u32 },
@@ -210,7 +211,9 @@ impl Simulation {
                 let queue_ns =
                     (self.link.queue_bytes() as u128 * 8 * 1_000_000_000 / self.link.rate_bps() as u128) as u64;
                 let fl = &mut self.flows[f as usize];
-                fl.sender.set_handshake_rtt(self.cfg.flows[f as usize].rtt_ns + queue_ns);
+                let rtt_ns = self.cfg.flows[f as usize].rtt_ns + queue_ns;
+                fl.sender.set_handshake_rtt(rtt_ns);
+                fl.receiver.set_handshake_rtt(rtt_ns);
                 fl.sender.start(now);
                 self.poll_sender(f);
             }
@@ -238,7 +241,7 @@ impl Simulation {
                 while let Some(pkt) = self.flows[f as usize].data_pipe.pop_due(now) {
                     match self.flows[f as usize].receiver.on_data(now, &pkt) {
                         RxAction::Ack(ack) => self.send_ack(f, ack),
-                        RxAction::ArmDelack(t) => self.events.schedule(t, Event::DelAck(f)),
+                        RxAction::ArmTimer(t) => self.events.schedule(t, Event::AckTimer(f)),
                         RxAction::Wait => {}
                     }
                 }
@@ -255,8 +258,8 @@ impl Simulation {
                     self.events.schedule(t, Event::AckPipe(f));
                 }
             }
-            Event::DelAck(f) => {
-                if let Some(ack) = self.flows[f as usize].receiver.on_delack_timer(now) {
+            Event::AckTimer(f) => {
+                if let Some(ack) = self.flows[f as usize].receiver.on_timer(now) {
                     self.send_ack(f, ack);
                 }
             }

@@ -25,6 +25,12 @@ pub struct DataPacket {
     /// The TCP header's CWR flag: the sender reduced its window after an
     /// ECE (RFC 3168 6.1.2; Linux sets it on the next new data segment).
     pub cwr: bool,
+    /// The TCP header's PSH flag. Linux sets it on the last segment of
+    /// every skb of more than one segment (`__tcp_transmit_skb`: "Force
+    /// a PSH flag on all (GSO) packets to expedite GRO flush at
+    /// receiver"), not on one-segment skbs; the receiver ACKs such a
+    /// segment at once (see crate::receiver).
+    pub psh: bool,
 }
 
 /// The two ECN bits of the IP header (RFC 3168 5). ECT(1) is not used:

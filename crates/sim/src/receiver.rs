@@ -1,12 +1,22 @@
 //! The TCP receiver: cumulative ACKs with SACK blocks and Linux's ACK
 //! policy (tcp_input.c `__tcp_ack_snd_check`):
 //! - ACK at once while in quick-ACK mode (the first 16 segments: Linux's
-//!   TCP_MAX_QUICKACKS at connection start), when more than one full segment
-//!   is unacknowledged (i.e. every second segment), while out-of-order data
-//!   is held, and when a segment fills a hole or is a duplicate;
+//!   TCP_MAX_QUICKACKS at connection start, and the 16 after a duplicate
+//!   of delivered data), when more than one full segment is
+//!   unacknowledged (i.e. every second segment), when an in-order segment
+//!   carries PSH (the last of a multi-segment skb: ICSK_ACK_PUSHED, the
+//!   application reading at once), while out-of-order data is held, and
+//!   when a segment fills a hole or is a duplicate;
 //! - otherwise hold the ACK for at most the delayed-ACK timeout (40 ms,
 //!   TCP_DELACK_MIN / TCP_ATO_MIN at HZ=1000; with bulk traffic Linux's
-//!   adaptive `ato` stays at this floor).
+//!   adaptive `ato` stays at this floor);
+//! - SACK compression (`__tcp_ack_snd_check`, Linux ≥ 4.19): while
+//!   out-of-order data is held, the first three ACKs for one `rcv_nxt`
+//!   go out at once (DupThresh, so that the sender's fast retransmit is
+//!   not delayed); after that, ACKs that would only carry new SACK
+//!   information wait on a timer of min(1 ms, 5% of the RTT)
+//!   (`tcp_comp_sack_delay_ns`, the 6.18 ratio), at most 44 of them
+//!   (`tcp_comp_sack_nr`), and go out as one. Any ACK sent cancels it.
 //!
 //!
 //! ECN ([`EcnMode`], tcp_input.c `tcp_ecn_accept_cwr` /
@@ -29,10 +39,24 @@ use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK_BLOCKS};
 
 /// Linux TCP_MAX_QUICKACKS: segments ACKed one by one at connection start.
 const QUICKACKS_AT_START: u32 = 16;
+/// Segments ACKed one by one after a duplicate of delivered data arrives
+/// (TCP_MAX_QUICKACKS; Linux caps it at rcv_wnd / (2 MSS), above 16 for
+/// every window we simulate).
+const QUICKACKS_AFTER_DUPLICATE: u32 = 16;
 /// Segments ACKed at once after the first CE (`tcp_enter_quickack_mode(sk, 2)`).
 const QUICKACKS_AFTER_CE: u32 = 2;
 /// Delayed-ACK timeout, ns (Linux TCP_DELACK_MIN at HZ=1000).
 pub const DELACK_NS: u64 = 40_000_000;
+/// SACK compression: ACKs sent at once per `rcv_nxt` before compressing
+/// (TCP_FASTRETRANS_THRESH).
+const SACKS_BEFORE_COMPRESSION: u32 = 3;
+/// sysctl tcp_comp_sack_nr: at most this many ACKs compressed into one.
+const COMP_SACK_NR: u32 = 44;
+/// sysctl tcp_comp_sack_delay_ns: the compression timer's ceiling, ns.
+const COMP_SACK_DELAY_NS: u64 = 1_000_000;
+/// The timer is this fraction of the RTT (1/20: 5%, fixed before Linux
+/// 6.19's tcp_comp_sack_rtt_percent).
+const COMP_SACK_RTT_DIVISOR: u64 = 20;
 
 /// An out-of-order range `[start, end)` and when it last grew.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +83,18 @@ pub struct Receiver {
     quickacks_left: u32,
     /// When the pending delayed ACK fires, if one is pending.
     delack_deadline: Option<u64>,
+    /// SACK compression: ACKs held back since the last one sent
+    /// (`tp->compressed_ack`), ACKs sent at once for `comp_rcv_nxt`
+    /// (`dup_ack_counter`), and when the held ones go out.
+    compressed: u32,
+    dupacks_sent: u32,
+    comp_rcv_nxt: u32,
+    comp_deadline: Option<u64>,
+    /// `tcp_comp_sack_nr` (0: no compression).
+    comp_sack_nr: u32,
+    /// The compression timer, ns: min(1 ms, RTT / 20), the RTT being the
+    /// handshake's (Linux: min(srtt, receiver RTT estimate)).
+    comp_delay_ns: u64,
     /// Payload bytes delivered in order to the application.
     delivered_bytes: u64,
     /// Data segments that arrived (including duplicates).
@@ -75,9 +111,10 @@ pub struct Receiver {
 pub enum RxAction {
     /// Send this ACK now.
     Ack(AckPacket),
-    /// Hold the ACK; make sure the delayed-ACK timer fires at this time.
-    ArmDelack(u64),
-    /// A delayed ACK is already pending.
+    /// Hold the ACK; make sure [`Receiver::on_timer`] is called at this
+    /// time (the delayed-ACK or the SACK compression timer).
+    ArmTimer(u64),
+    /// A held ACK is already pending.
     Wait,
 }
 
@@ -93,12 +130,24 @@ impl Receiver {
             unacked: 0,
             quickacks_left: QUICKACKS_AT_START,
             delack_deadline: None,
+            compressed: 0,
+            dupacks_sent: 0,
+            comp_rcv_nxt: 0,
+            comp_deadline: None,
+            comp_sack_nr: COMP_SACK_NR,
+            comp_delay_ns: COMP_SACK_DELAY_NS,
             delivered_bytes: 0,
             arrived_segments: 0,
             ecn,
             demand_cwr: false,
             ce_packets: 0,
         }
+    }
+
+    /// The connection's handshake measured `rtt_ns` (sets the SACK
+    /// compression timer).
+    pub fn set_handshake_rtt(&mut self, rtt_ns: u64) {
+        self.comp_delay_ns = COMP_SACK_DELAY_NS.min(rtt_ns / COMP_SACK_RTT_DIVISOR);
     }
 
     /// CE-marked data segments received so far.
@@ -119,9 +168,18 @@ impl Receiver {
         self.arrived_segments += 1;
         let ack_now = self.ecn_on_data(pkt);
         let seq = pkt.seq;
-        if seq < self.rcv_nxt || self.holds(seq) {
-            // Duplicate (a spurious retransmission): Linux ACKs at once (DSACK).
+        if seq < self.rcv_nxt {
+            // A duplicate of delivered data (a spurious retransmission):
+            // Linux ACKs at once with a DSACK and enters quick-ACK mode
+            // (tcp_send_dupack / tcp_data_queue:
+            // tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS)).
+            self.quickacks_left = self.quickacks_left.max(QUICKACKS_AFTER_DUPLICATE);
             return RxAction::Ack(self.make_ack(false, None));
+        }
+        if self.holds(seq) {
+            // A duplicate of held out-of-order data (DSACK), no quick-ACK
+            // mode (tcp_data_queue_ofo): an ACK like any out-of-order one.
+            return self.sack_check(now_ns, None);
         }
         if seq == self.rcv_nxt {
             let had_ooo = !self.ooo.is_empty();
@@ -131,8 +189,12 @@ impl Receiver {
                 return RxAction::Ack(self.make_ack(false, None));
             }
             self.unacked += 1;
-            if ack_now || self.quickacks_left > 0 || self.unacked >= 2 {
-                self.quickacks_left = self.quickacks_left.saturating_sub(1);
+            // A full-sized segment with PSH: Linux sets ICSK_ACK_PUSHED
+            // (tcp_measure_rcv_mss) and ACKs as soon as the application
+            // has read everything (tcp_cleanup_rbuf), which a bulk
+            // receiver does at once: an skb's last segment is ACKed even
+            // when it is the only one unacknowledged.
+            if ack_now || self.quickacks_left > 0 || self.unacked >= 2 || pkt.psh {
                 return RxAction::Ack(self.make_ack(false, None));
             }
             return match self.delack_deadline {
@@ -140,12 +202,36 @@ impl Receiver {
                 None => {
                     let t = now_ns + DELACK_NS;
                     self.delack_deadline = Some(t);
-                    RxAction::ArmDelack(t)
+                    RxAction::ArmTimer(t)
                 }
             };
         }
         let idx = self.insert_ooo(seq);
-        RxAction::Ack(self.make_ack(false, Some(idx)))
+        self.sack_check(now_ns, Some(idx))
+    }
+
+    /// An ACK that out-of-order data calls for: at once, or compressed
+    /// (the SACK part of `__tcp_ack_snd_check`). `first`: the range to
+    /// report first, if the arrival created or grew one.
+    fn sack_check(&mut self, now_ns: u64, first: Option<usize>) -> RxAction {
+        if self.compressed >= self.comp_sack_nr {
+            return RxAction::Ack(self.make_ack(false, first));
+        }
+        if self.comp_rcv_nxt != self.rcv_nxt {
+            self.comp_rcv_nxt = self.rcv_nxt;
+            self.dupacks_sent = 0;
+        }
+        if self.dupacks_sent < SACKS_BEFORE_COMPRESSION {
+            self.dupacks_sent += 1;
+            return RxAction::Ack(self.make_ack(false, first));
+        }
+        self.compressed += 1;
+        if self.comp_deadline.is_some() {
+            return RxAction::Wait;
+        }
+        let t = now_ns + self.comp_delay_ns;
+        self.comp_deadline = Some(t);
+        RxAction::ArmTimer(t)
     }
 
     /// `tcp_ecn_accept_cwr` then `tcp_ecn_check_ce` for an arriving
@@ -167,13 +253,18 @@ impl Receiver {
         pkt.cwr
     }
 
-    /// The delayed-ACK timer set for `deadline_ns` fired. Returns the ACK to
-    /// send, or None if that timer was cancelled by an ACK sent since.
-    pub fn on_delack_timer(&mut self, deadline_ns: u64) -> Option<AckPacket> {
-        if self.delack_deadline != Some(deadline_ns) {
-            return None;
+    /// A timer armed for `deadline_ns` ([`RxAction::ArmTimer`]) fired.
+    /// Returns the ACK to send: the delayed ACK, or the compressed SACKs
+    /// (the latest SACK blocks, most recently changed first); None if an
+    /// ACK sent since made it moot.
+    pub fn on_timer(&mut self, deadline_ns: u64) -> Option<AckPacket> {
+        if self.delack_deadline == Some(deadline_ns) {
+            return Some(self.make_ack(true, None));
         }
-        Some(self.make_ack(true, None))
+        if self.comp_deadline == Some(deadline_ns) && self.compressed > 0 {
+            return Some(self.make_ack(false, None));
+        }
+        None
     }
 
     fn advance(&mut self, to: u32) {
@@ -234,8 +325,14 @@ impl Receiver {
     }
 
     fn make_ack(&mut self, delayed: bool, first: Option<usize>) -> AckPacket {
+        // Every ACK sent uses up one quick ACK (tcp_event_ack_sent ->
+        // tcp_dec_quickack_mode).
+        self.quickacks_left = self.quickacks_left.saturating_sub(1);
         self.unacked = 0;
         self.delack_deadline = None;
+        // tcp_event_ack_sent: the compressed ACKs went out with this one.
+        self.compressed = 0;
+        self.comp_deadline = None;
         let mut sacks = [(0, 0); MAX_SACK_BLOCKS];
         let mut n = 0;
         if let Some(i) = first {
@@ -282,10 +379,10 @@ mod tests {
         for s in 0..16 {
             assert_eq!(ack(r.on_data(0, &seg(s))).cum_ack, s + 1);
         }
-        assert_eq!(r.on_data(10, &seg(16)), RxAction::ArmDelack(10 + DELACK_NS));
+        assert_eq!(r.on_data(10, &seg(16)), RxAction::ArmTimer(10 + DELACK_NS));
         assert_eq!(ack(r.on_data(20, &seg(17))).cum_ack, 18);
-        assert_eq!(r.on_data(30, &seg(18)), RxAction::ArmDelack(30 + DELACK_NS));
-        let late = r.on_delack_timer(30 + DELACK_NS).expect("delayed ack");
+        assert_eq!(r.on_data(30, &seg(18)), RxAction::ArmTimer(30 + DELACK_NS));
+        let late = r.on_timer(30 + DELACK_NS).expect("delayed ack");
         assert!(late.delayed);
         assert_eq!(late.cum_ack, 19);
         assert_eq!(r.delivered_bytes(), 19 * 1448);
@@ -295,14 +392,15 @@ mod tests {
     fn cancelled_delack_timer_is_ignored() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.quickacks_left = 0;
-        let RxAction::ArmDelack(t) = r.on_data(0, &seg(0)) else { panic!() };
+        let RxAction::ArmTimer(t) = r.on_data(0, &seg(0)) else { panic!() };
         ack(r.on_data(1, &seg(1)));
-        assert_eq!(r.on_delack_timer(t), None);
+        assert_eq!(r.on_timer(t), None);
     }
 
     #[test]
     fn with_many_holes_the_blocks_are_the_most_recently_changed() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.comp_sack_nr = 0; // an ACK per arrival, to see every block list
         // Every other segment from 2 on arrives, in a scrambled order: one
         // hole each. The ACK of each carries its own block first, then the
         // two ranges touched just before it.
@@ -334,6 +432,7 @@ mod tests {
         // do not always name enough current ranges.
         let mut rng = crate::rng::SimRng::new(11);
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.comp_sack_nr = 0;
         for _ in 0..20_000 {
             // Mostly near the in-order point (ranges soon delivered, their
             // changes going stale), sometimes far ahead (old ranges that
@@ -376,7 +475,8 @@ mod tests {
     fn holes_produce_sack_blocks_most_recent_first() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.quickacks_left = 0;
-        assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmDelack(_)));
+        r.comp_sack_nr = 0;
+        assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmTimer(_)));
         let a = ack(r.on_data(0, &seg(2)));
         assert_eq!((a.cum_ack, a.n_sacks, a.sacks[0]), (1, 1, (2, 3)));
         let a = ack(r.on_data(0, &seg(5)));
@@ -390,4 +490,89 @@ mod tests {
         assert_eq!((a.cum_ack, a.n_sacks), (6, 0));
         assert_eq!(r.delivered_bytes(), 6 * 1448);
     }
+
+    fn psh(seq: u32) -> DataPacket {
+        DataPacket { psh: true, ..seg(seq) }
+    }
+
+    #[test]
+    fn a_segment_with_psh_is_acked_even_alone() {
+        // Two-segment skbs, the second with PSH. In step, every ACK covers
+        // one skb; one segment out of step (a 1-segment skb), the ACK
+        // after it covers that segment and the next, and the skb's PSH
+        // segment is ACKed alone: the ACKs fall back in step with the skbs.
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.quickacks_left = 0;
+        assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmTimer(_)));
+        assert_eq!(ack(r.on_data(1, &psh(1))).cum_ack, 2);
+        assert!(matches!(r.on_data(2, &seg(2)), RxAction::ArmTimer(_))); // a 1-segment skb
+        assert_eq!(ack(r.on_data(3, &seg(3))).cum_ack, 4);
+        assert_eq!(ack(r.on_data(4, &psh(4))).cum_ack, 5);
+        assert!(matches!(r.on_data(5, &seg(5)), RxAction::ArmTimer(_)));
+        assert_eq!(ack(r.on_data(6, &psh(6))).cum_ack, 7);
+    }
+
+    #[test]
+    fn a_duplicate_of_delivered_data_starts_sixteen_quick_acks() {
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.quickacks_left = 0;
+        for s in 0..4 {
+            r.on_data(0, &seg(s));
+        }
+        assert_eq!(ack(r.on_data(0, &seg(1))).cum_ack, 4); // the duplicate, at once
+        for s in 4..19 {
+            assert_eq!(ack(r.on_data(0, &seg(s))).cum_ack, s + 1, "segment {s}");
+        }
+        assert!(matches!(r.on_data(0, &seg(19)), RxAction::ArmTimer(_)));
+        // A duplicate of held out-of-order data is not one of these.
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.quickacks_left = 0;
+        r.on_data(0, &seg(0));
+        r.on_data(0, &seg(2));
+        r.on_data(0, &seg(2));
+        r.on_data(0, &seg(1)); // fills the hole, ACKed at once
+        assert!(matches!(r.on_data(0, &seg(3)), RxAction::ArmTimer(_)));
+    }
+
+    #[test]
+    fn sack_compression_after_three_dupacks_and_at_most_44() {
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.set_handshake_rtt(40_000_000); // timer: min(1 ms, 40 ms / 20)
+        r.quickacks_left = 0;
+        let t = 1_000;
+        r.on_data(t, &seg(0));
+        ack(r.on_data(t, &seg(1)));
+        // Segment 2 lost: the first three out-of-order arrivals are ACKed
+        // at once (the sender's DupThresh), the fourth arms the timer.
+        for s in 3..6 {
+            assert_eq!(ack(r.on_data(t + s as u64, &seg(s))).cum_ack, 2);
+        }
+        let deadline = t + 6 + 1_000_000;
+        assert_eq!(r.on_data(t + 6, &seg(6)), RxAction::ArmTimer(deadline));
+        assert_eq!(r.on_data(t + 7, &seg(7)), RxAction::Wait);
+        let a = r.on_timer(deadline).expect("the compressed ACK");
+        assert_eq!((a.cum_ack, a.n_sacks, a.sacks[0]), (2, 1, (3, 8)));
+        assert!(!a.delayed);
+        assert_eq!(r.on_timer(deadline), None, "sent once");
+        // Later arrivals compress again, at most 44 into one ACK.
+        let mut seq = 8;
+        let mut sent = 0;
+        for _ in 0..45 {
+            if let RxAction::Ack(_) = r.on_data(t + 10, &seg(seq)) {
+                sent += 1;
+            }
+            seq += 1;
+        }
+        assert_eq!(sent, 1, "the 45th after 44 compressed goes out at once");
+        // An ACK that delivers data (the retransmission filling the hole)
+        // goes out at once and cancels the pending timer.
+        let RxAction::ArmTimer(d2) = r.on_data(t + 20, &seg(seq)) else { panic!("expected a timer") };
+        assert_eq!(ack(r.on_data(t + 21, &seg(2))).cum_ack, seq + 1);
+        assert_eq!(r.on_timer(d2), None);
+        // A short RTT shortens the timer (5%).
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.set_handshake_rtt(10_000_000);
+        assert_eq!(r.comp_delay_ns, 500_000);
+    }
 }
+

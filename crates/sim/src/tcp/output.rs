@@ -13,8 +13,8 @@
 //! - `tso_should_defer` (`tcp_tso_should_defer`): when cwnd has room for
 //!   less than a full TSO skb, Linux waits for more ACKs rather than send a
 //!   small one, unless a third of cwnd is free, the oldest unacknowledged
-//!   skb is younger than half an srtt, the last send is over 1 ms ago, or
-//!   the flow is in Recovery/Loss. This shapes when a cwnd-limited flow
+//!   skb's ACK is due more than min(1 ms, srtt/2) from now, the last send
+//!   is over 1 ms ago, or the flow is in Recovery/Loss. This shapes when a cwnd-limited flow
 //!   sends (in units, at ACKs) and which RTT samples it takes.
 //!
 //! Not modelled: Nagle, TSQ, the receive window (`send_win` is taken as
@@ -36,6 +36,9 @@ const TSO_WIN_DIVISOR: u32 = 3;
 /// `tcp_tso_should_defer` defers only if the last skb left at most this
 /// long ago (NSEC_PER_MSEC), ns.
 const DEFER_RECENT_WRITE_NS: u64 = 1_000_000;
+/// ... and only if the next ACK is due within this long (or half an
+/// srtt, if less): NSEC_PER_MSEC, µs.
+const DEFER_ACK_SOON_US: i64 = 1_000;
 
 impl TcpSender {
     /// `tcp_tso_segs()`: segments per skb now.
@@ -48,7 +51,7 @@ impl TcpSender {
     /// segments wait for more ACKs rather than go out smaller now? Called
     /// with cwnd room > 0 and `max_segs` > 1 (Linux: `tso_segs > 1`, the
     /// write-queue skb being a full TSO one for a bulk sender).
-    fn tso_should_defer(&self, max_segs: u32) -> bool {
+    pub(super) fn tso_should_defer(&self, max_segs: u32) -> bool {
         if self.ca_state() >= CaState::Recovery as u8 {
             return false;
         }
@@ -67,12 +70,19 @@ impl TcpSender {
             return false;
         }
         // The next ACK is likely to come too late: the oldest skb in
-        // flight was sent less than half an srtt ago (srtt_us is << 3).
+        // flight is expected to be ACKed (its send time + srtt) more than
+        // min(1 ms, srtt/2) from now (Linux 295ce1eb36ae "tcp: fix
+        // tcp_tso_should_defer() vs large RTT", v6.18 and the stable
+        // kernels down to 5.4; before it: sent less than srtt/2 ago).
+        // A cwnd-limited ACK-clocked flow whose skbs leave a few ms apart
+        // therefore sends a 1-segment skb at once rather than wait.
         if self.sk.packets_out == 0 {
             return false;
         }
-        let head_sent_us = self.sb.seg(self.sb.una()).sent_us;
-        if self.sk.tcp_mstamp.saturating_sub(head_sent_us) < (self.sk.srtt_us >> 4) as u64 {
+        let head_sent_us = self.sb.seg(self.sb.una()).sent_us as i64;
+        let srtt_us = (self.sk.srtt_us >> 3) as i64;
+        let ack_in_us = head_sent_us + srtt_us - self.sk.tcp_mstamp as i64;
+        if ack_in_us > (srtt_us / 2).min(DEFER_ACK_SOON_US) {
             return false;
         }
         // cwnd-limited (the receive window is never the limit here).
@@ -210,10 +220,11 @@ impl TcpSender {
         // skb's first segment (GSO clears it on the rest).
         let mut cwr = self.sk.ecn_flags & TCP_ECN_QUEUE_CWR != 0;
         self.sk.ecn_flags &= !TCP_ECN_QUEUE_CWR;
-        for _ in 0..n {
+        for i in 0..n {
             let seq = self.sb.push(Seg::new(sent_us, tx));
             let mut pkt = self.packet(seq, false);
             pkt.cwr = std::mem::take(&mut cwr);
+            pkt.psh = n > 1 && i == n - 1;
             out.push(pkt);
         }
         // tcp_event_new_data_sent()
@@ -241,7 +252,9 @@ impl TcpSender {
                 self.sk.retrans_out += 1;
             }
             self.sb.ts_push_tail(seq);
-            out.push(self.packet(seq, true));
+            let mut pkt = self.packet(seq, true);
+            pkt.psh = n > 1 && seq == first + n - 1;
+            out.push(pkt);
         }
         self.sk.total_retrans = self.sk.total_retrans.wrapping_add(n);
         self.stats.retransmits += n as u64;
@@ -273,6 +286,7 @@ impl TcpSender {
             enqueued_ns: 0,
             ecn,
             cwr: false,
+            psh: false,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! backoff, PRR, tail loss probe, and scoreboard conservation.
 
 use super::testnet::{TestNet, WIRE};
+use super::TcpSender;
 use cc_native::{CaState, SK_PACING_NEEDED};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -385,4 +386,65 @@ fn a_cwnd_limited_flow_defers_until_a_full_tso_skb_fits() {
     let segs: u32 = skbs.iter().sum();
     let link_pps = rate_bps as f64 / (WIRE as f64 * 8.0);
     assert!(segs as f64 >= 0.9 * link_pps, "{segs} segments in 1 s, link {link_pps:.0}/s");
+}
+
+/// `tcp_tso_should_defer` as of Linux 295ce1eb36ae (v6.18, and the stable
+/// kernels down to 5.4): with room for one segment and a recent send, a
+/// flow defers only if the oldest skb in flight is due to be ACKed within
+/// min(1 ms, srtt/2); an older rule (head sent over srtt/2 ago) deferred
+/// in every case below but the last.
+#[test]
+fn tso_deferral_waits_only_for_an_ack_due_within_a_millisecond() {
+    let mut net = TestNet::new("reno", 20 * MS, Some(20_000_000));
+    net.buffer_pkts = Some(60);
+    net.start(0);
+    net.run_until(3_000 * MS);
+    let snd = &mut net.sender;
+    assert!(snd.sk.packets_out > 4 && snd.sk.tcp_mstamp > 100_000);
+    snd.sk.snd_cwnd = snd.in_flight() + 1; // room for one segment; TSO size 2
+    snd.sk.srtt_us = 40_000 << 3;
+    let now_us = snd.sk.tcp_mstamp;
+    snd.now_ns = now_us * 1_000;
+    snd.pacer.wstamp_ns = snd.now_ns - 500_000; // the last send, 0.5 ms ago
+    let una = snd.sb.una();
+    let defer_with_head_sent_ago = |snd: &mut TcpSender, ago_us: u64| {
+        snd.sb.seg_mut(una).sent_us = now_us - ago_us;
+        snd.tso_should_defer(2)
+    };
+    assert!(defer_with_head_sent_ago(snd, 39_500), "its ACK due in 0.5 ms: wait for it");
+    assert!(defer_with_head_sent_ago(snd, 41_000), "its ACK overdue: wait");
+    assert!(!defer_with_head_sent_ago(snd, 38_000), "its ACK due in 2 ms: send one segment now");
+    assert!(!defer_with_head_sent_ago(snd, 25_000), "due in 15 ms (the old rule deferred here)");
+    snd.pacer.wstamp_ns = snd.now_ns - 1_500_000; // the last send 1.5 ms ago
+    assert!(!defer_with_head_sent_ago(snd, 39_500), "no deferral long after a send");
+}
+
+/// Linux sets PSH on the last segment of every skb of more than one
+/// segment (`__tcp_transmit_skb`), never on a one-segment skb.
+#[test]
+fn psh_marks_the_last_segment_of_every_multi_segment_skb() {
+    for (cc, rate) in [("reno", 20_000_000u64), ("bbr", 200_000_000)] {
+        let mut net = TestNet::new(cc, 20 * MS, Some(rate));
+        net.buffer_pkts = Some(200);
+        net.start(0);
+        net.run_until(3_000 * MS);
+        let mut skbs: Vec<Vec<bool>> = Vec::new();
+        let mut last: Option<(u64, u32)> = None;
+        for s in net.sent.iter().filter(|s| !s.pkt.retrans) {
+            match last {
+                Some((t, seq)) if t == s.t_ns && seq + 1 == s.pkt.seq && !skbs.last().unwrap().last().unwrap() => {
+                    skbs.last_mut().unwrap().push(s.pkt.psh)
+                }
+                _ => skbs.push(vec![s.pkt.psh]),
+            }
+            last = Some((s.t_ns, s.pkt.seq));
+        }
+        let multi = skbs.iter().filter(|k| k.len() > 1).count();
+        assert!(multi > 100, "{cc}: {multi} multi-segment skbs");
+        for k in &skbs {
+            let n = k.len();
+            assert!(k[..n - 1].iter().all(|p| !p), "{cc}: PSH inside an skb: {k:?}");
+            assert_eq!(k[n - 1], n > 1, "{cc}: skb of {n}: {k:?}");
+        }
+    }
 }
