@@ -239,7 +239,11 @@ impl Simulation {
             }
             Event::DataPipe(f) => {
                 while let Some(pkt) = self.flows[f as usize].data_pipe.pop_due(now) {
-                    match self.flows[f as usize].receiver.on_data(now, &pkt) {
+                    let action = self.flows[f as usize].receiver.on_data(now, &pkt);
+                    if let Some(ack) = self.flows[f as usize].receiver.take_flushed() {
+                        self.send_ack(f, ack);
+                    }
+                    match action {
                         RxAction::Ack(ack) => self.send_ack(f, ack),
                         RxAction::ArmTimer(t) => self.events.schedule(t, Event::AckTimer(f)),
                         RxAction::Wait => {}

@@ -16,7 +16,12 @@
 //!   not delayed); after that, ACKs that would only carry new SACK
 //!   information wait on a timer of min(1 ms, 5% of the RTT)
 //!   (`tcp_comp_sack_delay_ns`, the 6.18 ratio), at most 44 of them
-//!   (`tcp_comp_sack_nr`), and go out as one. Any ACK sent cancels it.
+//!   (`tcp_comp_sack_nr`), and go out as one. Any ACK sent cancels it;
+//!   and before an arrival changes a SACK block other than the two most
+//!   recent ones (or adds a block to two or more), the held ACK goes out
+//!   first, so that no block the sender has not heard of is pushed out of
+//!   the three an ACK carries (`tcp_sack_new_ofo_skb` ->
+//!   `tcp_sack_compress_send_ack`).
 //!
 //!
 //! ECN ([`EcnMode`], tcp_input.c `tcp_ecn_accept_cwr` /
@@ -52,6 +57,11 @@ pub const DELACK_NS: u64 = 40_000_000;
 const SACKS_BEFORE_COMPRESSION: u32 = 3;
 /// sysctl tcp_comp_sack_nr: at most this many ACKs compressed into one.
 const COMP_SACK_NR: u32 = 44;
+/// A change to a SACK block less recent than this many flushes the held
+/// ACK first (TCP_SACK_BLOCKS_EXPECTED: "the max is 4, but this becomes 3
+/// if TCP timestamps are there; given that SACK packets might be lost,
+/// be conservative and use 2").
+const SACK_BLOCKS_EXPECTED: usize = 2;
 /// sysctl tcp_comp_sack_delay_ns: the compression timer's ceiling, ns.
 const COMP_SACK_DELAY_NS: u64 = 1_000_000;
 /// The timer is this fraction of the RTT (1/20: 5%, fixed before Linux
@@ -90,6 +100,9 @@ pub struct Receiver {
     dupacks_sent: u32,
     comp_rcv_nxt: u32,
     comp_deadline: Option<u64>,
+    /// The held ACK an arrival flushed before its own (see
+    /// [`Receiver::take_flushed`]).
+    flushed: Option<AckPacket>,
     /// `tcp_comp_sack_nr` (0: no compression).
     comp_sack_nr: u32,
     /// The compression timer, ns: min(1 ms, RTT / 20), the RTT being the
@@ -134,6 +147,7 @@ impl Receiver {
             dupacks_sent: 0,
             comp_rcv_nxt: 0,
             comp_deadline: None,
+            flushed: None,
             comp_sack_nr: COMP_SACK_NR,
             comp_delay_ns: COMP_SACK_DELAY_NS,
             delivered_bytes: 0,
@@ -206,8 +220,28 @@ impl Receiver {
                 }
             };
         }
+        if self.compressed > 0 && self.changes_an_older_block(seq) {
+            self.flushed = Some(self.make_ack(false, None));
+        }
         let idx = self.insert_ooo(seq);
         self.sack_check(now_ns, Some(idx))
+    }
+
+    /// The held (compressed) ACK that the last [`Receiver::on_data`] sent
+    /// ahead of its own action, if it did: send it first.
+    pub fn take_flushed(&mut self) -> Option<AckPacket> {
+        self.flushed.take()
+    }
+
+    /// Would out-of-order `seq` add a SACK block to two or more, or grow a
+    /// range other than the two most recently changed ones?
+    fn changes_an_older_block(&self, seq: u32) -> bool {
+        let pos = self.ooo.partition_point(|r| r.end < seq);
+        let grows = self.ooo.get(pos).filter(|r| r.end == seq || r.start == seq + 1);
+        match grows {
+            Some(r) => !self.by_touch.keys().rev().take(SACK_BLOCKS_EXPECTED).any(|&t| t == r.touched),
+            None => self.ooo.len() >= SACK_BLOCKS_EXPECTED,
+        }
     }
 
     /// An ACK that out-of-order data calls for: at once, or compressed
@@ -573,6 +607,34 @@ mod tests {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.set_handshake_rtt(10_000_000);
         assert_eq!(r.comp_delay_ns, 500_000);
+    }
+
+    #[test]
+    fn a_new_sack_block_flushes_the_held_ack_first() {
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.set_handshake_rtt(40_000_000);
+        r.quickacks_left = 0;
+        // Holes at 0 and 2: ranges [1, 2) and [3, 6); three immediate
+        // duplicate ACKs, then held ones.
+        for s in [1, 3, 4] {
+            ack(r.on_data(0, &seg(s)));
+        }
+        assert!(matches!(r.on_data(0, &seg(5)), RxAction::ArmTimer(_)));
+        assert_eq!(r.take_flushed(), None);
+        // Growing the most recent range keeps holding.
+        assert_eq!(r.on_data(0, &seg(6)), RxAction::Wait);
+        assert_eq!(r.take_flushed(), None);
+        // A third range: the held ACK goes out first, with the blocks as
+        // they were, then the new arrival is held again.
+        let action = r.on_data(0, &seg(8));
+        let flushed = r.take_flushed().expect("the held ACK");
+        assert_eq!(&flushed.sacks[..flushed.n_sacks as usize], &[(3, 7), (1, 2)]);
+        assert!(matches!(action, RxAction::ArmTimer(_)));
+        // Growing a range that is not among the two most recent ones
+        // ([1, 2): [8, 9) and [3, 7) are newer) flushes too.
+        r.on_data(0, &seg(2));
+        let flushed = r.take_flushed().expect("the held ACK");
+        assert_eq!(&flushed.sacks[..flushed.n_sacks as usize], &[(8, 9), (3, 7), (1, 2)]);
     }
 }
 
