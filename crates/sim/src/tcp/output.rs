@@ -14,8 +14,9 @@
 //!   less than a full TSO skb, Linux waits for more ACKs rather than send a
 //!   small one, unless a third of cwnd is free, the oldest unacknowledged
 //!   skb's ACK is due more than min(1 ms, srtt/2) from now, the last send
-//!   is over 1 ms ago, or the flow is in Recovery/Loss. This shapes when a cwnd-limited flow
-//!   sends (in units, at ACKs) and which RTT samples it takes.
+//!   is over 1 ms ago, or the flow is in Recovery/Loss. This shapes when a
+//!   cwnd-limited flow sends (in units, at ACKs) and which RTT samples it
+//!   takes.
 //!
 //! Not modelled: Nagle, TSQ, the receive window (`send_win` is taken as
 //! unlimited) and idle cwnd restart (a bulk sender never idles while it
@@ -222,9 +223,8 @@ impl TcpSender {
         self.sk.ecn_flags &= !TCP_ECN_QUEUE_CWR;
         for i in 0..n {
             let seq = self.sb.push(Seg::new(sent_us, tx));
-            let mut pkt = self.packet(seq, false);
+            let mut pkt = self.packet(seq, false, i, n);
             pkt.cwr = std::mem::take(&mut cwr);
-            pkt.psh = n > 1 && i == n - 1;
             out.push(pkt);
         }
         // tcp_event_new_data_sent()
@@ -252,9 +252,7 @@ impl TcpSender {
                 self.sk.retrans_out += 1;
             }
             self.sb.ts_push_tail(seq);
-            let mut pkt = self.packet(seq, true);
-            pkt.psh = n > 1 && seq == first + n - 1;
-            out.push(pkt);
+            out.push(self.packet(seq, true, seq - first, n));
         }
         self.sk.total_retrans = self.sk.total_retrans.wrapping_add(n);
         self.stats.retransmits += n as u64;
@@ -273,9 +271,11 @@ impl TcpSender {
         self.clock_us(stamp_ns)
     }
 
-    /// A segment on the wire. ECN-capable flows send new data as ECT(0)
-    /// and retransmissions as Not-ECT (`INET_ECN_dontxmit`, RFC 3168 6.1.5).
-    fn packet(&self, seq: u32, retrans: bool) -> DataPacket {
+    /// Segment `index` of an skb of `segs`, on the wire. ECN-capable flows
+    /// send new data as ECT(0) and retransmissions as Not-ECT
+    /// (`INET_ECN_dontxmit`, RFC 3168 6.1.5); the last segment of an skb
+    /// of two or more carries PSH (`__tcp_transmit_skb`).
+    fn packet(&self, seq: u32, retrans: bool, index: u32, segs: u32) -> DataPacket {
         let ecn = if self.ecn.enabled() && !retrans { Ecn::Ect0 } else { Ecn::NotEct };
         DataPacket {
             flow: self.flow,
@@ -286,7 +286,7 @@ impl TcpSender {
             enqueued_ns: 0,
             ecn,
             cwr: false,
-            psh: false,
+            psh: segs > 1 && index == segs - 1,
         }
     }
 }
