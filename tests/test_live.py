@@ -372,6 +372,23 @@ def test_compare_prints_both_engines_side_by_side(clean_host, tmp_path):
         assert all(0.35 <= f["share"] <= 0.65 for f in summary["flows"]), summary["flows"]
 
 
+def pinned_pacing(timeseries: Path, flow: int, t_from: float, t_to: float) -> tuple[float, float, float]:
+    """The longest stretch of `flow`'s samples in [t_from, t_to) whose
+    pacing rate does not change: (seconds, that rate in Mbit/s, the flow's
+    mean goodput over those samples). Linux BBR changes its pacing rate at
+    every gain phase of ProbeBW (each one min RTT), so outside its
+    long-term ("policed") bandwidth mode no rate survives many 0.1-s
+    samples; inside that mode it paces at a fixed lt_bw for 48 rounds."""
+    rows = [r for r in pq.read_table(timeseries).to_pylist() if r["flow"] == flow and t_from <= r["t_s"] < t_to]
+    step = rows[1]["t_s"] - rows[0]["t_s"]
+    best: list[dict] = []
+    run: list[dict] = []
+    for r in rows:
+        run = run + [r] if run and r["pacing_rate_mbps"] == run[0]["pacing_rate_mbps"] else [r]
+        best = run if len(run) > len(best) else best
+    return len(best) * step, best[0]["pacing_rate_mbps"], sum(r["goodput_mbps"] for r in best) / len(best)
+
+
 def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     """RED (the BBQ paper's Table I setting) has no kernel qdisc here: the
     delay line runs the simulator's queue on real packets. The 10 ms flow's
@@ -388,24 +405,50 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     3.2, else 1.1-1.3); the full 120-s example, which contains every such
     event, gives 1.12. In this window: 1.21-1.38 in 5 runs; a later session
     (other work on the machine, and in two runs a busy loop on CPU 0):
-    1.21-1.41 in nine runs, the 10 ms flow at 11.7-14.1%."""
-    live, sim = compare_summaries(tmp_path, EXAMPLES / "red-example.toml", "duration=10s", "measure.from=4s",
-                                  "measure.to=9.5s")
+    1.21-1.41 in nine runs, the 10 ms flow at 11.7-14.1%.
+
+    BBR's long-term bandwidth mode. RED's forced drops after start-up
+    (average above `max`: every arrival dropped) reach Linux BBR's policer
+    test (>= 20% loss over >= 4 rounds, twice at the same rate), and the
+    flow then paces at that fixed rate for 48 rounds (~3.8 s for the 50 ms
+    flow). Both engines do it: the 50 ms flow at ~1.5 s in 3 of 16 live
+    runs (2026-11-26) and 14 of 40 simulated seeds, pinned at 70-77 Mbit/s
+    and ending ~5 s, leaving the 10 ms flow 16-20% of the window. Where
+    the pinned rate is lower, or the episode lies in the window, the split
+    is the pinned rate's: one CI run gave the 10 ms flow 44.2%, the 50 ms
+    flow 52.8 Mbit/s with 155 retransmissions (unpinned runs: 430-610),
+    consistent with a lower pinned rate (its trace was not kept).
+    The simulator's seed-1 run has no episode in the window, so a run
+    with one (a rate unchanged >= 1 s; unpinned, no rate lasts more than
+    0.7 s: 26 live runs, 40 seeds) is checked against the mode instead:
+    the pinned flow delivers its pinned rate and the other flow the rest."""
+    window = (4.0, 9.5)
+    live, sim = compare_summaries(tmp_path, EXAMPLES / "red-example.toml", "duration=10s",
+                                  f"measure.from={window[0]}s", f"measure.to={window[1]}s")
     assert live["live"]["bottleneck"].startswith("userspace")
-    assert live["drops"] > 100  # RED drops early: the queue never fills 2 MB
-    assert live["conservation"]["max_queue_bytes"] < 1_000_000
-    short, long_ = live["flows"]
-    assert 0.05 <= short["share"] <= 0.4 and long_["share"] >= 0.6, live["flows"]
-    assert 0.5 <= live["drops"] / sim["drops"] <= 2.0, (live["drops"], sim["drops"])
+    assert live["conservation"]["max_queue_bytes"] < 1_000_000  # RED drops early: the queue never fills 2 MB
     # The userspace queue counts each flow's drops (whole run); they cover
     # the window's drops and are segments that left and never arrived.
     per_flow = live["conservation"]["flows"]
-    assert sum(f["dropped"] for f in per_flow) >= live["drops"]
+    assert sum(f["dropped"] for f in per_flow) >= live["drops"] > 0
     assert all(0 < f["dropped"] <= f["sent"] - f["arrived"] and f["balanced"] for f in per_flow), per_flow
-    import pyarrow.parquet as pq
+    timeseries = tmp_path / "cmp" / "live" / "timeseries.parquet"
+    assert max(pq.read_table(timeseries).column("queue_bytes").to_pylist()) > 0  # each flow's bytes in the queue
 
-    per_flow_queue = pq.read_table(tmp_path / "cmp" / "live" / "timeseries.parquet").column("queue_bytes").to_pylist()
-    assert max(per_flow_queue) > 0  # the userspace queue reports each flow's bytes
+    pinned = [pinned_pacing(timeseries, flow, *window) for flow in (0, 1)]
+    seen = {"flows": live["flows"], "drops": (live["drops"], sim["drops"]), "pinned (s, Mbit/s, goodput)": pinned,
+            "limited": live["live"]["limited"]}
+    episodes = [(flow, rate, goodput) for flow, (seconds, rate, goodput) in enumerate(pinned) if seconds >= 1.0]
+    if not episodes:
+        short, long_ = live["flows"]
+        assert 0.05 <= short["share"] <= 0.4 and long_["share"] >= 0.6, seen
+        assert live["drops"] > 100 and 0.5 <= live["drops"] / sim["drops"] <= 2.0, seen
+    for flow, rate, goodput in episodes:
+        # Goodput against the pacing rate: 0.89-1.03 over the part of the
+        # three live episodes above inside the window (0.96-1.01 over 2.5-5 s);
+        # the link stays full around the pinned flow.
+        assert 0.8 * rate <= goodput <= 1.1 * rate, seen
+        assert live["utilization"] >= 0.9, seen
 
 
 def test_a_link_trace_runs_in_the_delay_line_like_the_simulator(clean_host, tmp_path):
