@@ -128,6 +128,60 @@ def test_jitter_replaces_the_phase_lock_by_the_trend_real_linux_shows(tmp_path):
     assert jittered["40ms"] - jittered["40.48ms"] >= JITTERED_DROP_PP, jittered
 
 
+#: Seeds for the ProbeRTT test below (each run 60 s simulated, < 1 s wall).
+PROBE_RTT_SEEDS = range(1, 6)
+#: A little RTT noise on both flows' ACKs: the testbed's own stack adds
+#: ~0.1-0.2 ms live; 0.05 ms is enough to change the outcome.
+RTT_NOISE = "0.05ms"
+#: The 10 ms flow's share without noise minus with it, mean over the
+#: seeds: measured 1.5 points (8.13% against 6.61%; live Linux: 7.0%).
+NOISE_SHARE_DROP_PP = 0.8
+
+
+def probe_rtt_leads_ms(result) -> list[float]:
+    """How long before the 50 ms flow's each ProbeRTT (cwnd at 4) the 10 ms
+    flow's began, ms, from the second ProbeRTT on (the first is shared:
+    both flows took their first RTT sample at the start)."""
+    t = result.timeseries.to_pydict()
+    entries: dict[int, list[float]] = {0: [], 1: []}
+    inside = {0: False, 1: False}
+    for ts, flow, cwnd in zip(t["t_s"], t["flow"], t["cwnd"]):
+        if cwnd <= 4 and not inside[flow]:
+            entries[flow].append(ts)
+        inside[flow] = cwnd <= 4
+    return [1000 * (b - a) for a, b in zip(entries[0][1:], entries[1][1:])]
+
+
+def test_rtt_noise_keeps_bbr_probe_rtts_together_as_on_linux():
+    """BBR 10 ms vs 50 ms (the headline example, 60 s). After ProbeRTT a
+    flow's min-RTT stamp is refreshed only by a sample strictly below its
+    min (Linux's `rs->rtt_us < bbr->min_rtt_us`). Without noise its own
+    ProbeRTT already measured the exact floor, nothing beats it, and each
+    flow's next ProbeRTT comes 10 s after its own exit: the 10 ms flow's
+    ProbeRTT is ~45 ms shorter (one 10-ms round against one 50-ms round),
+    so it drifts ahead by that much every cycle, and then has the drained
+    link alone while the 50 ms flow probes (bandwidth estimate up to ~94
+    Mbit/s, cwnd ~190 for the next second). With a little noise a sample
+    taken while the other flow's ProbeRTT empties the queue beats the min
+    and re-aligns the two, as on real Linux (docs/live.md, "BBR 10 vs 50
+    ms: ProbeRTT alignment")."""
+    exact, noisy = [], []
+    for seed in PROBE_RTT_SEEDS:
+        base = {"duration": "60s", "output.interval": "5ms", "seed": seed}
+        exact.append(ccarena.run(EXAMPLES / "bbr-rtt-unfairness.toml", overrides=base))
+        noisy.append(ccarena.run(EXAMPLES / "bbr-rtt-unfairness.toml",
+                                 overrides={**base, "flow.0.jitter": RTT_NOISE, "flow.1.jitter": RTT_NOISE}))
+    exact_leads = [probe_rtt_leads_ms(r) for r in exact]
+    noisy_leads = [probe_rtt_leads_ms(r) for r in noisy]
+    # Free-running: the lead grows every cycle (measured +30..+90 ms).
+    assert all(len(leads) >= 4 and all(b > a for a, b in zip(leads, leads[1:])) for leads in exact_leads), exact_leads
+    # With noise the lead is reset: at the last cycle below every noiseless
+    # seed's (measured 40-85 ms against 170-230 ms).
+    assert max(leads[-1] for leads in noisy_leads) < min(leads[-1] for leads in exact_leads), (noisy_leads, exact_leads)
+    drop = 100 * statistics.mean(r.flows[0]["share"] - n.flows[0]["share"] for r, n in zip(exact, noisy))
+    assert drop >= NOISE_SHARE_DROP_PP, drop
+
+
 # --- Live ------------------------------------------------------------------------
 
 #: One CUBIC flow, 20 ms, a 20-KB buffer at 100 Mbit/s (1.6 ms of queue at
