@@ -101,8 +101,8 @@ SETUP = [
     "Our BBR is Linux 6.x BBRv1 (cc/bbr.c); the paper ran Linux 4.14, which lacks the ACK-aggregation "
     "allowance in cwnd and the 1% pacing margin. Where it matters an ablation with both switched off "
     "(\"BBR, Linux 4.14 cwnd/pacing\") runs next to it.",
-    "Every flow's ACKs get a random extra delay of up to one packet's time at the bottleneck (`jitter`; "
-    "0.24 ms at 50 Mbit/s), standing in for the processing time of the paper's hosts, which it does not "
+    "Every flow's ACKs get a random extra delay of up to one packet's time at the bottleneck (`jitter`: "
+    "0.61 ms at 20 Mbit/s, 0.24 ms at 50, 0.12 ms at 100), standing in for the processing time of the paper's hosts, which it does not "
     "give: without it CUBIC's ACK-clocked packets reach a full queue at a fixed point between two "
     "departures, and at 40 ms BBR-CWS's share at 1 BDP moves from 65% to 75% (Jain 0.92 to 0.81; 60-s "
     "runs, 5 seeds) with 0.3 ms of jitter (docs/scenario-format.md, \"Host jitter\").",
