@@ -89,12 +89,12 @@
  *       not hold the cap on while the pipe is underused (slowing the grab
  *       of freed bandwidth). On the simulator the two ends of the range
  *       measured alike (10 vs 50 ms, 100 Mbit/s, seeds 1-5: share of the
- *       10 ms flow 45.6-50.9%, mean queueing delay 13.3-13.9 ms, Fig. 13
- *       ramp to 90% 0.8-1.1 s, for both); only far outside it do things
+ *       10 ms flow 48.0-52.5%, mean queueing delay 13.2-13.7 ms, Fig. 13
+ *       ramp to 90% 0.7-0.9 s, for both); only far outside it do things
  *       change:
  *       beta = 0 never releases the cap (an RTT is always >= MinRTT) and
  *       the freed link is not filled within 10 s, beta = 20% hands the
- *       50 ms flow back 57.5%. With no difference inside the range we take
+ *       50 ms flow back 63.4%. With no difference inside the range we take
  *       its top: real hosts add RTT jitter the simulator does not have
  *       (timers, interrupt coalescing, GRO), the larger slack tolerates
  *       twice as much of it, and the queue BBQ leaves standing (~13 ms in
@@ -138,8 +138,8 @@
  *    fake network of tests/bbq.rs).
  *  - The first cut (first_cut = 1), as the paper describes it, traps the
  *    short flow in draining (Fig. 12's mechanism, reproduced) but on the
- *    simulator it leaves the 10 ms flow ~16% against 50 ms, above BBR's
- *    ~7%, where the paper saw it below BBR's; see docs/algorithms.md.
+ *    simulator it leaves the 10 ms flow ~15% against 50 ms, above BBR's
+ *    ~10%, where the paper saw it below BBR's; see docs/algorithms.md.
  */
 #include "ccarena_compat.h"
 

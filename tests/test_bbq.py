@@ -5,13 +5,19 @@ scenario; the remaining flow's ramp when its competitor leaves (Fig. 13);
 the capped probe itself; and the paper's first cut (Sec. V-A, Fig. 12).
 
 Thresholds are the issue's. What the simulator measured, seeds 1-10
-(`ccarena run examples/bbq-rtt-fairness.toml --set seed=N`):
-  BBQ: share of the 10 ms flow 44.5-51.0% (seed 1: 46.8%), utilisation
-       97.9-98.7%, mean queueing delay 13.4-13.8 ms;
-  BBR: share 6.8-7.5%, mean queueing delay 36.8-38.8 ms.
-So the 40% / 95% / -50% bounds hold with 4.5 points, 2.9 points and 12
+(`ccarena run examples/bbq-rtt-fairness.toml --set seed=N`; since the
+simulator's PSH-driven ACKs of 2026-11-26):
+  BBQ: share of the 10 ms flow 45.8-52.5%, utilisation 98.1-98.4%, mean
+       queueing delay 12.6-13.7 ms;
+  BBR: share 8.6-10.3% (seed 1, the one tested: 9.8%), mean queueing
+       delay 36.3-37.8 ms.
+So the 40% / 95% / -50% bounds hold with 5.8 points, 3.1 points and 12
 points to spare on the worst seed; they are the paper's claims (51.4 vs
-42.5 Mbit/s, 23.4 -> 8.3 ms), not fitted to our numbers.
+42.5 Mbit/s, 23.4 -> 8.3 ms), not fitted to our numbers. BBR's <= 10%
+has 0.2 points: the noiseless simulator gives BBR's 10 ms flow ~2.7
+points more than real Linux (7.0%) because its ProbeRTTs drift apart
+(docs/live.md, "BBR 10 vs 50 ms: ProbeRTT alignment"); the runs are
+deterministic, so the margin is exact, not a flake risk.
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ def test_the_example_runs_bbq_with_the_papers_parameters():
 
 
 def test_short_rtt_flow_gets_at_least_40_percent():
-    # Paper: 51.4 vs 42.5 Mbit/s (54.7%); BBR in the same scenario: ~7%.
+    # Paper: 51.4 vs 42.5 Mbit/s (54.7%); BBR in the same scenario: ~7% (ours: 9.8%).
     assert bbq().flows[0]["share"] >= 0.40, shares(bbq())
     assert bbr().flows[0]["share"] <= 0.10, shares(bbr())
 

@@ -6,8 +6,8 @@ RTT), 120 s measured from 30 s, seeds 1-3.
 Measured (the share of the shorter flow, seeds 1-3):
 
     pair          bbr          bbr_tuned    bbr3         bbr3_tuned   da_bbr
-    10 / 50 ms    9.7-10.6%    39.8-40.8%   10.7-12.9%   31.6-32.2%   24.3-24.6%
-    50 / 250 ms   5.1-5.5%     32.2-34.8%   26.7-28.4%   27.6-28.8%   17.9-18.6%
+    10 / 50 ms    10.0-10.8%   39.6-40.3%   10.7-12.9%   31.6-32.2%   24.2-24.3%
+    50 / 250 ms   5.1-5.5%     32.2-34.8%   26.7-28.6%   27.7-28.8%   17.9-18.6%
 
 The blog's targets for tuned BBRv3 (issue 14: >= 40% and >= 35%) are not
 reached; the margin alone moves little (bbr3 with 7%: 11.0-13.8% at 10 /
@@ -49,9 +49,10 @@ def test_untuned_bbr3_in_a_deep_buffer_still_favours_the_long_flow():
 
 def test_tuned_bbr_and_da_bbr_lift_the_short_flow_over_bbr():
     # Issue 14 asked DA-BBR for 3x BBR's share. Since the simulator models
-    # PSH-driven ACKs, BBR's short flow gets 10.3% here (live Linux on the
-    # 2-MB example: 6.4-8.3%), so DA-BBR's 24.6% is 2.4x (3.4x against
-    # live BBR); the bound is 2x.
+    # PSH-driven ACKs, BBR's short flow gets 10.8% here (seed 1; live Linux
+    # on the 2-MB example: 6.4-8.3%, mean 7.0%, and the gap is the
+    # noiseless simulator's ProbeRTT timing, docs/live.md), so DA-BBR's
+    # 24.2% is 2.25x (3.5x against live BBR); the bound is 2x.
     base = pair("bbr", "10ms", "50ms")["flows"][0]["share"]
     assert pair("bbr_tuned", "10ms", "50ms")["flows"][0]["share"] >= max(0.3, 3 * base)
     assert pair("da_bbr", "10ms", "50ms")["flows"][0]["share"] >= max(0.2, 2 * base)
