@@ -15,10 +15,12 @@ import os
 import shutil
 import statistics
 
+import numpy as np
 import pytest
 
 import ccarena
 from ccarena import ScenarioError, load_scenario
+from ccarena.experiments import traces
 from ccarena.live.engine import delay_line_args, load_live_scenario
 from conftest import EXAMPLES
 from test_live import DELAYLINE, clean_host, live_cli  # noqa: F401  (clean_host is a fixture)
@@ -139,17 +141,13 @@ NOISE_SHARE_DROP_PP = 0.8
 
 
 def probe_rtt_leads_ms(result) -> list[float]:
-    """How long before the 50 ms flow's each ProbeRTT (cwnd at 4) the 10 ms
-    flow's began, ms, from the second ProbeRTT on (the first is shared:
-    both flows took their first RTT sample at the start)."""
+    """How long before the 50 ms flow's each ProbeRTT the 10 ms flow's
+    began, ms, from the second ProbeRTT on (the first is shared: both flows
+    took their first RTT sample at the start)."""
     t = result.timeseries.to_pydict()
-    entries: dict[int, list[float]] = {0: [], 1: []}
-    inside = {0: False, 1: False}
-    for ts, flow, cwnd in zip(t["t_s"], t["flow"], t["cwnd"]):
-        if cwnd <= 4 and not inside[flow]:
-            entries[flow].append(ts)
-        inside[flow] = cwnd <= 4
-    return [1000 * (b - a) for a, b in zip(entries[0][1:], entries[1][1:])]
+    flow, t_s, mode = (np.asarray(t[c]) for c in ("flow", "t_s", "cc_mode"))
+    starts = [[a for a, _ in traces.episodes(t_s[flow == f], mode[flow == f] == traces.PROBE_RTT)] for f in (0, 1)]
+    return [1000 * (b - a) for a, b in zip(starts[0][1:], starts[1][1:])]
 
 
 def test_rtt_noise_keeps_bbr_probe_rtts_together_as_on_linux():

@@ -372,14 +372,14 @@ def test_compare_prints_both_engines_side_by_side(clean_host, tmp_path):
         assert all(0.35 <= f["share"] <= 0.65 for f in summary["flows"]), summary["flows"]
 
 
-def pinned_pacing(timeseries: Path, flow: int, t_from: float, t_to: float) -> tuple[float, float, float]:
-    """The longest stretch of `flow`'s samples in [t_from, t_to) whose
-    pacing rate does not change: (seconds, that rate in Mbit/s, the flow's
-    mean goodput over those samples). Linux BBR changes its pacing rate at
+def pinned_pacing(samples: list[dict], flow: int, t_from: float, t_to: float) -> tuple[float, float, float]:
+    """The longest stretch of `flow`'s `samples` (timeseries.parquet rows)
+    in [t_from, t_to) whose pacing rate does not change: (seconds, that
+    rate in Mbit/s, the flow's mean goodput over those samples). Linux BBR changes its pacing rate at
     every gain phase of ProbeBW (each one min RTT), so outside its
     long-term ("policed") bandwidth mode no rate survives many 0.1-s
     samples; inside that mode it paces at a fixed lt_bw for 48 rounds."""
-    rows = [r for r in pq.read_table(timeseries).to_pylist() if r["flow"] == flow and t_from <= r["t_s"] < t_to]
+    rows = [r for r in samples if r["flow"] == flow and t_from <= r["t_s"] < t_to]
     step = rows[1]["t_s"] - rows[0]["t_s"]
     best: list[dict] = []
     run: list[dict] = []
@@ -432,10 +432,10 @@ def test_userspace_bottleneck_runs_red_like_the_simulator(clean_host, tmp_path):
     per_flow = live["conservation"]["flows"]
     assert sum(f["dropped"] for f in per_flow) >= live["drops"] > 0
     assert all(0 < f["dropped"] <= f["sent"] - f["arrived"] and f["balanced"] for f in per_flow), per_flow
-    timeseries = tmp_path / "cmp" / "live" / "timeseries.parquet"
-    assert max(pq.read_table(timeseries).column("queue_bytes").to_pylist()) > 0  # each flow's bytes in the queue
+    samples = pq.read_table(tmp_path / "cmp" / "live" / "timeseries.parquet").to_pylist()
+    assert max(r["queue_bytes"] for r in samples) > 0  # each flow's bytes in the queue
 
-    pinned = [pinned_pacing(timeseries, flow, *window) for flow in (0, 1)]
+    pinned = [pinned_pacing(samples, flow, *window) for flow in (0, 1)]
     seen = {"flows": live["flows"], "drops": (live["drops"], sim["drops"]), "pinned (s, Mbit/s, goodput)": pinned,
             "limited": live["live"]["limited"]}
     episodes = [(flow, rate, goodput) for flow, (seconds, rate, goodput) in enumerate(pinned) if seconds >= 1.0]
