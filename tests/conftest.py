@@ -39,6 +39,42 @@ def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     )
 
 
+def dead_pid() -> int:
+    """The pid of a process that has exited (a killed run's, say)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def plant_decoys(directory: Path) -> dict[Path, str]:
+    """A user's files and directories in ``directory`` named like
+    ccarena's temporaries of a dead process (the old and the new pattern),
+    and one that imitates a temporary but whose marker ccarena did not
+    write; what each holds. :func:`assert_decoys_intact` checks them."""
+    directory.mkdir(parents=True, exist_ok=True)
+    dead = dead_pid()
+    planted = {}
+    for name in (f".thesis.tmp-{dead}-v2", f".paper.tex.tmp-{dead}-autosave", f".notes.ccarena-tmp-{dead}-draft",
+                 f".x.old-{dead}-abc"):
+        (directory / name).write_text(f"draft {name}\n")
+        planted[directory / name] = f"draft {name}\n"
+    fake = directory / f".mine.ccarena-tmp-{dead}-abc"
+    fake.mkdir()
+    (fake / ".ccarena-run").write_text('{"written_by": "me"}\n')
+    (fake / "data.csv").write_text("1,2\n")
+    planted[fake / "data.csv"] = "1,2\n"
+    bare = directory / f".out.ccarena-tmp-{dead}-xyz"
+    bare.mkdir()
+    (bare / "summary.json").write_text("mine\n")
+    planted[bare / "summary.json"] = "mine\n"
+    return planted
+
+
+def assert_decoys_intact(planted: dict[Path, str]) -> None:
+    for path, text in planted.items():
+        assert path.is_file() and path.read_text() == text, f"{path} was touched"
+
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TABLE_HEADER = "| quantity | paper | ccarena | ccarena range | verdict |"
 

@@ -25,7 +25,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXAMPLES, REPO, run_cli
+from ccarena import rundir
+from conftest import EXAMPLES, REPO, assert_decoys_intact, plant_decoys, run_cli
 
 DELAYLINE = REPO / "target" / "release" / "delayline"
 LOCK = Path("/run/ccarena-live.lock")
@@ -157,8 +158,10 @@ def test_bbr_rtt_unfairness_live(clean_host, tmp_path):
     below what any machine of this kind forwards, so the share does not
     move with the host's load; the bounds are the spread's neighbourhood."""
     out = tmp_path / "run"
+    decoys = plant_decoys(tmp_path)  # a user's files named like our temporaries
     done = live_cli("live", "run", EXAMPLES / "bbr-rtt-unfairness.toml", *SHORT, "--out", out)
     assert done.returncode == 0, done.stderr
+    assert_decoys_intact(decoys)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["engine"] == "live"
     short, long_ = summary["flows"]
@@ -359,9 +362,14 @@ def test_compare_prints_both_engines_side_by_side(clean_host, tmp_path):
     runs with other work on the machine, five of them with a busy loop on
     CPU 0 as well; the simulator 45.4%. Equal-RTT BBR flows trade the lead on seconds'
     scales (docs/live.md), so the bound is wide, not the host's doing."""
+    decoys = plant_decoys(tmp_path)  # a user's files named like our temporaries
     done = live_cli("compare", EXAMPLES / "bbr-equal-rtt.toml", "--set", "duration=12s", "--set", "measure.from=4s",
                    "--out", tmp_path / "cmp")
     assert done.returncode == 0, done.stderr
+    assert_decoys_intact(decoys)
+    # One comparison directory holding two run directories.
+    assert rundir.kind_of(tmp_path / "cmp") == "compare"
+    assert [rundir.kind_of(tmp_path / "cmp" / e) for e in ("sim", "live")] == ["run", "run"]
     lines = done.stdout.splitlines()
     assert lines[0].split()[:6] == ["flow", "cc", "rtt", "share", "sim", "share"]
     assert any(line.startswith("utilisation") for line in lines)

@@ -100,7 +100,7 @@ def test_the_page_is_one_record_rendered_the_same_twice(inputs):
 
 def test_bad_inputs_are_one_line_and_a_foreign_file_is_not_overwritten(inputs, tmp_path):
     proc = run_cli("report", tmp_path, "--out", tmp_path / "r.html")
-    assert proc.returncode == 2 and "not a ccarena run, sweep, scorecard or experiment directory" in proc.stderr
+    assert proc.returncode == 2 and "not a ccarena run, comparison, sweep, scorecard or experiment directory" in proc.stderr
     mine = tmp_path / "notes.html"
     mine.write_text("<p>mine</p>")
     proc = run_cli("report", inputs / "run", "--out", mine)

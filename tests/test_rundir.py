@@ -6,15 +6,14 @@ directories a killed run left behind."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+import shutil
 
 import pytest
 
 import ccarena
 from ccarena import rundir
 from ccarena.experiments.reproduce import reproduce
-from conftest import run_cli
+from conftest import assert_decoys_intact, dead_pid, plant_decoys, run_cli
 
 DOC = {
     "duration": "2s",
@@ -30,6 +29,7 @@ buffer = "100pkt"
 cc = "cubic"
 rtt = "20ms"
 """
+SWEEP = SCENARIO + '[sweep]\n"flow.0.rtt" = ["20ms", "30ms"]\n'
 
 
 def _refused(proc, fragment):
@@ -83,34 +83,152 @@ def test_api_rejects_an_out_that_is_not_a_path(tmp_path):
         ccarena.run(DOC, out=5)
 
 
-def _dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
-
-
 def test_temporaries_of_a_killed_run_are_removed_by_the_next_one(tmp_path):
-    dead, alive = _dead_pid(), os.getpid()
-    stale = tmp_path / f".out.tmp-{dead}-abc123"
-    running = tmp_path / f".out.tmp-{alive}-def456"
-    lookalike = tmp_path / f".out.tmp-{dead}-ghi789"  # no marker: not ours
-    for d in (stale, running, lookalike):
+    dead, alive = dead_pid(), os.getpid()
+    stale = tmp_path / f".out.ccarena-tmp-{dead}-abc123"
+    old = tmp_path / f".out.ccarena-old-{dead}-abc124"
+    running = tmp_path / f".out.ccarena-tmp-{alive}-def456"
+    lookalike = tmp_path / f".out.ccarena-tmp-{dead}-ghi789"  # no marker: not ours
+    for d in (stale, old, running, lookalike):
         d.mkdir()
         (d / "summary.json").write_text("half")
-    rundir.mark(stale)
-    rundir.mark(running)
+    for d in (stale, old, running):
+        rundir.mark(d)
     ccarena.run(DOC, out=tmp_path / "out")
-    assert not stale.exists()
+    assert not stale.exists() and not old.exists()
     assert running.exists() and lookalike.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", running.name, lookalike.name])
 
 
+def test_only_a_marked_temporary_directory_is_ever_removed(tmp_path):
+    planted = plant_decoys(tmp_path)
+    assert rundir.remove_stale_temporaries(tmp_path) == []
+    assert_decoys_intact(planted)
+
+
+# --------------------------------------------------------------------------
+# A user's files named like ccarena's temporaries survive every command
+# that writes (live run and compare: tests/test_live.py).
+
+
+def test_run_and_result_save_leave_a_users_lookalike_files(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    planted = plant_decoys(tmp_path / "runs")
+    assert run_cli("run", "s.toml", "--out", "runs/a", cwd=tmp_path).returncode == 0
+    assert run_cli("run", "s.toml", "--out", "runs/a", cwd=tmp_path).returncode == 0  # replacing too
+    ccarena.run(DOC).save(tmp_path / "runs" / "b")
+    assert_decoys_intact(planted)
+
+
+def test_sweep_leaves_a_users_lookalike_files(tmp_path):
+    (tmp_path / "s.toml").write_text(SWEEP)
+    planted = plant_decoys(tmp_path / "runs")
+    assert run_cli("sweep", "s.toml", "--out", "runs/sw", "--jobs", "1", cwd=tmp_path).returncode == 0
+    # Inside the sweep's own directory too (a rerun writes its table again).
+    planted |= plant_decoys(tmp_path / "runs" / "sw")
+    assert run_cli("sweep", "s.toml", "--out", "runs/sw", "--jobs", "1", "--save-runs", cwd=tmp_path).returncode == 0
+    assert_decoys_intact(planted)
+
+
+def test_report_leaves_a_users_lookalike_files(tmp_path):
+    ccarena.run(DOC, out=tmp_path / "run")
+    planted = plant_decoys(tmp_path / "docs")
+    proc = run_cli("report", tmp_path / "run", "--out", tmp_path / "docs" / "report.html")
+    assert proc.returncode == 0, proc.stderr
+    assert_decoys_intact(planted)
+
+
+def test_reproduce_leaves_a_users_lookalike_files(tmp_path):
+    planted = plant_decoys(tmp_path)
+    assert run_cli("reproduce", "bbq-fig1", "--quick", "--out", "repro", cwd=tmp_path).returncode == 0
+    assert rundir.kind_of(tmp_path / "repro") == "reproduce"
+    assert rundir.kind_of(tmp_path / "repro" / "bbq-fig1") == "experiment"
+    # Inside its own directory too, when it replaces the experiment.
+    planted |= plant_decoys(tmp_path / "repro")
+    assert run_cli("reproduce", "bbq-fig1", "--quick", "--out", "repro", cwd=tmp_path).returncode == 0
+    assert_decoys_intact(planted)
+
+
+# --------------------------------------------------------------------------
+# One rule for every --out.
+
+
+def test_no_command_writes_into_a_run_directory_or_a_users_directory(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    (tmp_path / "sw.toml").write_text(SWEEP)
+    assert run_cli("run", "s.toml", "--out", "r", cwd=tmp_path).returncode == 0
+    before = sorted(p.name for p in (tmp_path / "r").iterdir())
+    _refused(run_cli("reproduce", "bbq-fig1", "--quick", "--out", "r", cwd=tmp_path),
+             "r is a run directory of ccarena, not a reproduce's")
+    _refused(run_cli("report", "r", "--out", "r/report.html", cwd=tmp_path), "is inside the ccarena run directory")
+    _refused(run_cli("run", "s.toml", "--out", "r/nested", cwd=tmp_path), "is inside the ccarena run directory")
+    _refused(run_cli("sweep", "sw.toml", "--out", "r", cwd=tmp_path), "r is a run directory of ccarena, not a sweep's")
+    _refused(run_cli("scorecard", "--ccs", "reno,cubic", "--out", "r", cwd=tmp_path),
+             "r is a run directory of ccarena, not a scorecard's")
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == before
+    # compare checks --out before it needs the testbed (refused on any host).
+    _refused(run_cli("compare", "s.toml", "--out", "r", cwd=tmp_path), "r is a run directory of ccarena, not a compare's")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work")
+    for args in (["compare", "s.toml"], ["reproduce", "bbq-fig1", "--quick"], ["live", "run", "s.toml"]):
+        _refused(run_cli(*args, "--out", "mine", cwd=tmp_path), "is not a ccarena")
+    assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+
+
+def test_a_reproduction_directory_of_an_older_ccarena_is_adopted(tmp_path):
+    repro = tmp_path / "repro"
+    assert run_cli("reproduce", "bbq-fig1", "--quick", "--out", repro).returncode == 0
+    (repro / ".ccarena-reproduce").unlink()  # as an older ccarena left it
+    assert run_cli("reproduce", "bbq-fig1", "--quick", "--out", repro).returncode == 0
+    assert rundir.kind_of(repro) == "reproduce"
+
+
+# --------------------------------------------------------------------------
+# Input at fault: exit 2 and one line, never "internal".
+
+
+def test_a_name_too_long_for_the_file_system_is_bad_input(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    long = "x" * 300
+    (tmp_path / "sw.toml").write_text(SWEEP)
+    for args in (["run", "s.toml"], ["live", "run", "s.toml"], ["sweep", "sw.toml"], ["compare", "s.toml"]):
+        _refused(run_cli(*args, "--out", long, cwd=tmp_path), "longer than a file name may be")
+    _refused(run_cli("run", "s.toml", "--out", "y" * 240, cwd=tmp_path), "ccarena needs it at most")
+    with pytest.raises(ccarena.ScenarioError, match="longer than a file name may be"):
+        ccarena.run(DOC, out=tmp_path / long)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml", "sw.toml"]
+
+
+def test_an_uncreatable_out_is_bad_input_for_every_command(tmp_path):
+    (tmp_path / "s.toml").write_text(SWEEP)
+    ccarena.run(DOC, out=tmp_path / "run")
+    for args in (["sweep", "s.toml", "--out", "/proc/x"], ["scorecard", "--ccs", "reno,cubic", "--out", "/proc/x"],
+                 ["report", "run", "--out", "/proc/x.html"]):
+        _refused(run_cli(*args, cwd=tmp_path), "cannot create")
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"flows": 3}', "[]", '{"scenario": {"name": "x"}, "flows": [{}]}'])
+def test_report_of_a_broken_summary_is_bad_input(tmp_path, text):
+    ccarena.run(DOC, out=tmp_path / "run")
+    (tmp_path / "run" / "summary.json").write_text(text)
+    proc = run_cli("report", tmp_path / "run", "--out", tmp_path / "r.html")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"ccarena: error: {tmp_path / 'run' / 'summary.json'}: "), proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "internal" not in proc.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_reproduce_leaves_an_index_it_did_not_write_alone(tmp_path):
     (tmp_path / "index.md").write_text("# my notes\n")
-    with pytest.raises(ccarena.ScenarioError, match="was not written by ccarena"):
+    with pytest.raises(ccarena.ScenarioError, match="is not a ccarena reproduce directory"):
         reproduce(["bbq-fig1"], tmp_path, quick=True, index=True, progress=None)
-    assert (tmp_path / "index.md").read_text() == "# my notes\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.md"]
+    repro = rundir.open_container(tmp_path / "repro", "reproduce")
+    (repro / "index.md").write_text("# my notes\n")
+    with pytest.raises(ccarena.ScenarioError, match="was not written by ccarena"):
+        reproduce(["bbq-fig1"], repro, quick=True, index=True, progress=None)
+    assert (tmp_path / "index.md").read_text() == (repro / "index.md").read_text() == "# my notes\n"
+    assert sorted(p.name for p in repro.iterdir()) == [".ccarena-reproduce", "index.md"]
 
 
 def test_reproduce_refuses_an_unwritable_out_before_running(tmp_path):

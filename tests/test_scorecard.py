@@ -11,15 +11,20 @@ import pytest
 
 from ccarena.scorecard import battery, run_scorecard
 from ccarena.stats import kendall_tau, mean_ci95
-from conftest import run_cli
+from conftest import assert_decoys_intact, plant_decoys, run_cli
 
 CCS = ["bbr", "bbq", "cubic"]
 SEEDS = [1, 2]
 
 
+#: A user's files named like ccarena's temporaries, beside the scorecard.
+DECOYS: dict = {}
+
+
 @pytest.fixture(scope="module")
 def card(tmp_path_factory):
     out = tmp_path_factory.mktemp("card") / "sc"
+    DECOYS.update(plant_decoys(out.parent))
     return run_scorecard(out, ccs=CCS, seeds=SEEDS, jobs=2, progress=False)
 
 
@@ -63,9 +68,11 @@ def test_outputs_and_a_rerun_reuses_every_point(card):
         assert (out / name).is_file()
     assert (out / "scorecard.png").read_bytes()[:4] == b"\x89PNG"
     assert card.computed == card.points > 0
+    DECOYS.update(plant_decoys(out))  # inside its own directory too
     again = run_scorecard(out, ccs=CCS, seeds=SEEDS, jobs=2, progress=False)
     assert (again.cached, again.computed) == (card.points, 0)
     assert json.loads((out / "scorecard.json").read_text()) == card.record
+    assert_decoys_intact(DECOYS)
 
 
 @pytest.mark.parametrize(
@@ -86,7 +93,7 @@ def test_a_foreign_directory_is_left_alone(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "data.csv").write_text("1,2\n")
     proc = run_cli("scorecard", "--ccs", "bbr,cubic", "--out", tmp_path / "mine")
-    assert proc.returncode == 2 and "not written by ccarena scorecard" in proc.stderr
+    assert proc.returncode == 2 and "is not a ccarena scorecard directory" in proc.stderr
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["data.csv"]
 
 

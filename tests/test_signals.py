@@ -71,7 +71,7 @@ def test_a_signal_while_writing_leaves_nothing_half_written(tmp_path, sig):
     interrupted = 0
     for _ in range(5):  # until one signal lands inside the write phase
         proc = _start(tmp_path, LONG_WRITE)
-        _wait_for(lambda: proc.poll() is not None or (runs.is_dir() and any(runs.glob(".out.tmp-*"))),
+        _wait_for(lambda: proc.poll() is not None or (runs.is_dir() and any(runs.glob(".out.ccarena-tmp-*"))),
                   "the temporary run directory")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=PATIENCE_S)

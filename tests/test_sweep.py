@@ -108,7 +108,7 @@ def test_a_directory_that_is_not_a_sweeps_is_left_alone(tmp_path):
     mine.mkdir()
     (mine / "notes.txt").write_text("precious")
     proc = run_cli("sweep", write(tmp_path, SMALL), "--out", mine)
-    assert proc.returncode == 2 and "not written by ccarena sweep" in proc.stderr
+    assert proc.returncode == 2 and "is not a ccarena sweep directory" in proc.stderr
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
 
 

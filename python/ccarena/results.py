@@ -52,19 +52,24 @@ class Result:
 
     def save(self, out: str | Path) -> Path:
         """Write the run directory atomically (replacing an older run)."""
+        out = Path(out)
+        with atomic_dir(out, "run") as tmp:
+            self.write_files(tmp)
+        self.out = out
+        return out
+
+    def write_files(self, directory: Path) -> None:
+        """Write the run directory's files into ``directory`` (which the
+        caller makes atomic: :meth:`save`, or a comparison's)."""
         import pyarrow.parquet as pq
 
         from .plots import plot_goodput
 
-        out = Path(out)
-        with atomic_dir(out) as tmp:
-            (tmp / SUMMARY).write_text(metrics.dumps(self.summary), encoding="utf-8")
-            pq.write_table(self.timeseries, tmp / TIMESERIES)
-            pq.write_table(self.link, tmp / LINK)
-            plot_goodput(self, tmp / PLOT)
-            (tmp / SCENARIO).write_text(scenario_toml(self.scenario), encoding="utf-8")
-        self.out = out
-        return out
+        (directory / SUMMARY).write_text(metrics.dumps(self.summary), encoding="utf-8")
+        pq.write_table(self.timeseries, directory / TIMESERIES)
+        pq.write_table(self.link, directory / LINK)
+        plot_goodput(self, directory / PLOT)
+        (directory / SCENARIO).write_text(scenario_toml(self.scenario), encoding="utf-8")
 
     def table(self) -> str:
         """The per-flow table and headline figures, as the CLI prints them."""

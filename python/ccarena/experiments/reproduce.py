@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..rundir import atomic_dir, check_owned_file, check_target, write_file_atomic
+from ..rundir import atomic_dir, check_owned_file, check_target, first_line, kind_of, open_container, write_file_atomic
 from . import registry, report, runner
 from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result
 
@@ -95,7 +95,7 @@ def write_experiment(
 ) -> tuple[Report, Result]:
     """Analyse and write DIR/NAME/ (all or nothing): report.md and
     results.json, both rendered from the experiment's :class:`Result`."""
-    with atomic_dir(out / exp.name) as tmp:
+    with atomic_dir(out / exp.name, "experiment") as tmp:
         rep = exp.analyse(outcomes, tmp, quick)
         result = Result.of(exp, registry.paper_of(exp.name).key, rep, quick, live_runs)
         (tmp / REPORT).write_text(report.markdown(result), encoding="utf-8")
@@ -103,13 +103,30 @@ def write_experiment(
     return rep, result
 
 
+def _written_by_reproduce(entry: Path) -> bool:
+    """An entry of a reproduction directory that ccarena wrote (for one an
+    older ccarena left without its marker): an experiment's directory or
+    the index."""
+    if entry.is_dir():
+        return kind_of(entry) == "experiment"
+    return entry.name == INDEX and entry.is_file() and first_line(entry).startswith(report.INDEX_TITLE)
+
+
 def check_outputs(names: Sequence[str], out: Path, *, index: bool) -> None:
-    """Fail (ScenarioError, nothing written) unless every DIR/NAME can be
-    written, and DIR/index.md with ``index``, without touching a user's files."""
+    """Fail (ScenarioError, nothing written) unless DIR is (or can become)
+    a reproduction's directory and every DIR/NAME can be written, and
+    DIR/index.md with ``index``, without touching a user's files."""
+    check_target(out, "reproduce", adopt=_written_by_reproduce)
     for name in names:
-        check_target(out / name)
+        check_target(out / name, "experiment")
     if index:
         check_owned_file(out / INDEX, report.INDEX_TITLE)
+
+
+def open_output(out: Path) -> None:
+    """Create DIR as a reproduction's directory (or adopt one an older
+    ccarena wrote)."""
+    open_container(out, "reproduce", adopt=_written_by_reproduce)
 
 
 def reproduce(
@@ -134,6 +151,7 @@ def reproduce(
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
     live_runs = run_live_experiments(experiments, outcomes, quick=quick) if live else {}
+    open_output(out)
     done = []
     results = []
     for exp in experiments:

@@ -4,6 +4,7 @@ A directory is, by what ccarena wrote in it:
 
 - a **run** (``ccarena run`` / ``ccarena live run``): summary.json,
   goodput.png, scenario.toml;
+- a **comparison** (``ccarena compare``): the runs ``sim/`` and ``live/``;
 - a **sweep** (``ccarena sweep``): .ccarena-sweep, sweep.json,
   points.parquet;
 - a **scorecard** (``ccarena scorecard``): scorecard.json and its figure;
@@ -20,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,26 +39,45 @@ class Section:
 
 
 def load(directory: Path) -> list[Section]:
-    """The sections of one directory (see the module's docstring)."""
+    """The sections of one directory (see the module's docstring). A record
+    that is not what ccarena writes (not JSON, the wrong shape, a broken
+    table) is refused with one line naming the file."""
     d = Path(directory)
     if not d.is_dir():
         raise ScenarioError(str(d), "no such directory")
+    from ..rundir import kind_of
     from ..sweep.cache import MARKER as SWEEP_MARKER
 
     if (d / SWEEP_MARKER).is_file() and (d / "sweep.json").is_file():
-        return [sweep_section(d)]
+        return [_read(d / "sweep.json", sweep_section, d)]
     if (d / "scorecard.json").is_file():
         from ..scorecard.render import html_section
 
-        return [html_section(d)]
+        return [_read(d / "scorecard.json", html_section, d)]
     if (d / "results.json").is_file():
-        return [experiment_section(d)]
+        return [_read(d / "results.json", experiment_section, d)]
     if (d / "summary.json").is_file():
-        return [run_section(d)]
+        return [_read(d / "summary.json", run_section, d)]
+    if kind_of(d) == "compare":
+        return [_read(d / run / "summary.json", run_section, d / run) for run in ("sim", "live")]
     experiments = sorted(p for p in d.iterdir() if p.is_dir() and (p / "results.json").is_file())
     if experiments:
-        return [experiment_section(p) for p in experiments]
-    raise ScenarioError(str(d), "not a ccarena run, sweep, scorecard or experiment directory")
+        return [_read(p / "results.json", experiment_section, p) for p in experiments]
+    raise ScenarioError(str(d), "not a ccarena run, comparison, sweep, scorecard or experiment directory")
+
+
+def _read(record: Path, section: Callable[[Path], Section], d: Path) -> Section:
+    """``section(d)``; a record it cannot read is the input's fault: one
+    line naming the file."""
+    try:
+        return section(d)
+    except ScenarioError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+        # pyarrow's errors are ValueError/OSError subclasses; json's too.
+        detail = " ".join(str(err).split())[:120] or type(err).__name__
+        what = "not JSON" if isinstance(err, json.JSONDecodeError) else f"not what ccarena writes ({type(err).__name__}: {detail})"
+        raise ScenarioError(str(record), f"{what}; cannot render it") from None
 
 
 def _anchor(text: str) -> str:

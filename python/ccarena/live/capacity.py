@@ -113,14 +113,12 @@ def store(binary: Path, result_summary: dict[str, Any]) -> dict[str, Any]:
         "measured_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "source": str(cache_path()),
     }
-    path = cache_path()
+    from ..rundir import write_file_atomic
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(record, indent=2) + "\n")
-        tmp.replace(path)
+        write_file_atomic(cache_path(), json.dumps(record, indent=2) + "\n")
     except OSError:
-        pass
+        pass  # a cache: the next run measures again
     return record
 
 

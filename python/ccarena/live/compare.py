@@ -37,13 +37,21 @@ def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[st
 def compare(path: str | Path, overrides=None, out: str | Path | None = None,
             announce: str | None = None, bottleneck: str = "auto") -> tuple[Result, Result]:
     """Run both engines (live first: it is the one that can be refused);
-    with ``out``, write ``out/sim`` and ``out/live``."""
+    with ``out``, write one comparison directory holding the run
+    directories ``out/sim`` and ``out/live`` (all or nothing)."""
     from ..api import run as run_sim
+    from ..rundir import atomic_dir, check_target, write_run_dir
 
     sim_scenario, live_scenario = load_both(path, overrides, bottleneck)
-    live = run_live(live_scenario, out=None if out is None else Path(out) / "live", announce=announce,
-                    bottleneck=bottleneck)
-    sim = run_sim(sim_scenario, out=None if out is None else Path(out) / "sim")
+    if out is not None:
+        check_target(Path(out), "compare")
+    live = run_live(live_scenario, announce=announce, bottleneck=bottleneck)
+    sim = run_sim(sim_scenario)
+    if out is not None:
+        with atomic_dir(Path(out), "compare") as tmp:
+            write_run_dir(tmp / "sim", sim.write_files)
+            write_run_dir(tmp / "live", live.write_files)
+        sim.out, live.out = Path(out) / "sim", Path(out) / "live"
     return sim, live
 
 

@@ -16,7 +16,6 @@ of ``ccarena report``.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Sequence
@@ -28,7 +27,6 @@ from ..errors import ScenarioError
 from ..stats import mean_ci95
 from . import battery
 
-MARKER = ".ccarena-scorecard"
 DEFAULT_SEEDS = (1, 2, 3, 4, 5)
 
 
@@ -44,16 +42,9 @@ class ScorecardDone:
 
 def open_dir(out: Path) -> None:
     """Create ``out`` for a scorecard, or check it is one (to resume)."""
-    from ..rundir import write_file_atomic
+    from ..rundir import open_container
 
-    out = Path(out)
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise ScenarioError("--out", f"{out} is not a directory")
-    if out.exists() and not (out / MARKER).is_file() and any(out.iterdir()):
-        raise ScenarioError("--out", f"{out} exists and was not written by ccarena scorecard; it is left alone")
-    out.mkdir(parents=True, exist_ok=True)
-    if not (out / MARKER).is_file():
-        write_file_atomic(out / MARKER, json.dumps({"written_by": "ccarena", "kind": "scorecard"}) + "\n")
+    open_container(out, "scorecard")
 
 
 def check_args(ccs: Sequence[str], seeds: Sequence[int]) -> None:

@@ -16,9 +16,10 @@ A rerun into the same directory therefore skips every finished point, and
 an interrupted sweep resumes where it stopped; a sweep file widened
 with more values or seeds computes only the new points.
 
-The directory is ccarena's: it is created with a marker file
-(:data:`MARKER`) and a directory without it that holds anything is
-refused. Nothing in it is ever deleted; files are only added or replaced.
+The directory is ccarena's: a container (rundir's one rule for
+``--out``), created with a marker file (:data:`MARKER`); a directory
+without it that holds anything is refused. Nothing in it is ever
+deleted; files are only added or replaced.
 """
 
 from __future__ import annotations
@@ -29,13 +30,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import ScenarioError
-from ..rundir import MARKER as RUN_MARKER
-from ..rundir import write_file_atomic
+from ..rundir import CONTAINERS, open_container, write_file_atomic
 from ..scenario import ResolvedScenario
 
 #: Marks a directory as a sweep's.
-MARKER = ".ccarena-sweep"
+MARKER = CONTAINERS["sweep"]
 #: Finished points, one JSON file each.
 POINTS = "points"
 
@@ -65,21 +64,9 @@ def point_key(scenario: ResolvedScenario, derive: tuple[str, ...] = ()) -> str:
 
 def open_sweep_dir(out: Path) -> None:
     """Create ``out`` as a sweep directory, or check that it is one (to
-    resume); a directory ccarena did not make is refused."""
-    out = Path(out)
-    if out.is_symlink():
-        raise ScenarioError("--out", f"{out} is a symbolic link; give the directory itself")
-    if out.exists():
-        if not out.is_dir():
-            raise ScenarioError("--out", f"{out} exists and is not a directory")
-        if not (out / MARKER).is_file():
-            if (out / RUN_MARKER).exists():
-                raise ScenarioError("--out", f"{out} is a ccarena run or report directory, not a sweep's; give another")
-            if any(out.iterdir()):
-                raise ScenarioError("--out", f"{out} exists and was not written by ccarena sweep; it is left alone")
-    (out / POINTS).mkdir(parents=True, exist_ok=True)
-    if not (out / MARKER).is_file():
-        write_file_atomic(out / MARKER, json.dumps({"written_by": "ccarena", "kind": "sweep"}) + "\n")
+    resume); anything else is refused (rundir's one rule for ``--out``)."""
+    open_container(out, "sweep")
+    (Path(out) / POINTS).mkdir(exist_ok=True)
 
 
 def load_point(out: Path, key: str) -> dict[str, Any] | None:
