@@ -32,7 +32,7 @@ from .. import signals
 from . import owners, prereqs, struct_ops
 from .build import build
 from .errors import KernelError
-from .names import KERNEL_BUILTINS, ParamsArg, Target, our_algorithms, resolve
+from .names import KERNEL_BUILTINS, PARAMS_FIELD, ParamsArg, Target, our_algorithms, resolve
 
 # The innermost active registered() block of this thread/task, so that
 # ensure_available() called inside it hands its registrations to the block.
@@ -246,9 +246,10 @@ def _ensure_kernel_cc(name: str) -> None:
 # ------------------------------------------------------------- operators
 
 
-def load(name: str, params: ParamsArg = None) -> Loaded:
-    """``ccarena kernel load``: register one of ours system-wide until unload."""
-    target = resolve(name, params)
+def load(name: str, params: ParamsArg = None, *, field_prefix: str = PARAMS_FIELD) -> Loaded:
+    """``ccarena kernel load``: register one of ours system-wide until
+    unload. A bad parameter is named ``field_prefix + key``."""
+    target = resolve(name, params, field_prefix=field_prefix)
     if not target.ours:
         ours = our_algorithms()
         if name in ours:
