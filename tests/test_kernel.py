@@ -509,6 +509,86 @@ def test_cleanup_after_sigkill_removes_the_leftover(untouched_kernel: None) -> N
     assert "cc_reno" not in available()
 
 
+def _killed_holder() -> dict[str, object]:
+    """cc_reno registered by a process that was then SIGKILLed: its record."""
+    with subprocess.Popen([sys.executable, "-c", _HOLDER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        finally:
+            proc.kill()
+    rec = owners.read("cc_reno")
+    assert rec is not None and rec["map_id"] in struct_ops.registered_ids("cc_reno")
+    return rec
+
+
+@needs_kernel
+@pytest.mark.parametrize("proof", ["recorded", "in bpftool's log only", "none"])
+def test_cleanup_removes_only_what_it_can_prove_it_registered(
+    proof: str, untouched_kernel: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Killed before it recorded the map id (SIGKILL between bpftool's
+    registration and the record's update), the registration is still
+    provably ours through bpftool's log; with no id at all, it stays."""
+    _skip_if_taken("cc_reno")
+    rec = _killed_holder()
+    try:
+        if proof != "recorded":
+            owners.write({**rec, "map_id": None})
+        if proof == "none":
+            owners.bpftool_log("cc_reno").unlink()
+        removed = kernel.cleanup_stale()
+        assert owners.read("cc_reno") is None, "the dead process's record goes either way"
+        if proof == "none":
+            assert removed == [] and "cc_reno" in available()
+            assert "kept cc_reno registered: not provably ccarena's (no map id recorded)" in capsys.readouterr().err
+        else:
+            assert removed == ["cc_reno"] and "cc_reno" not in available()
+    finally:
+        if "cc_reno" in available():
+            struct_ops.unregister("cc_reno")
+
+
+@needs_kernel
+def test_cleanup_never_touches_a_name_registered_again_by_hand(
+    untouched_kernel: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dead process's registration was replaced by someone else's (bpftool
+    by hand, same name): its record no longer describes what the kernel has,
+    and the hand-made one stays."""
+    _skip_if_taken("cc_reno")
+    rec = _killed_holder()
+    try:
+        subprocess.run(["bpftool", "struct_ops", "unregister", "id", str(rec["map_id"])], check=True,
+                       capture_output=True)
+        obj = kernel.build(kernel.resolve("reno@ccarena"))
+        subprocess.run(["bpftool", "struct_ops", "register", str(obj)], check=True, capture_output=True)
+        assert struct_ops.registered_ids("cc_reno") != [rec["map_id"]]
+        assert kernel.cleanup_stale() == []
+        assert "cc_reno" in available()
+        assert f"its map is no longer id {rec['map_id']}" in capsys.readouterr().err
+        assert owners.read("cc_reno") is None
+    finally:
+        if "cc_reno" in available():
+            struct_ops.unregister("cc_reno")
+
+
+@needs_kernel
+def test_cli_load_with_params_shows_them_as_a_scenario_writes_them(
+    capsys: pytest.CaptureFixture[str], untouched_kernel: None
+) -> None:
+    kname = kernel.resolve("bbq", {"alpha": "1ms", "beta": "2%"}).kernel_name
+    _skip_if_taken(kname)
+    try:
+        status, out, err = run_cli(capsys, "kernel", "load", "bbq", "--param", "alpha=1ms", "--param", "beta=2%")
+        assert status == 0, err
+        assert out.startswith(f"ccarena: registered {kname} (cc/bbq.c with alpha=1ms beta=0.02, verified by the kernel")
+        status, out, _ = run_cli(capsys, "kernel", "list")
+        assert any(line.split()[:4] == ["bbq", "alpha=1ms", "beta=0.02", kname] for line in out.splitlines()), out
+    finally:
+        status, out, err = run_cli(capsys, "kernel", "unload", kname)
+    assert status == 0, err
+
+
 # ------------------------------------------------ traffic (root, netns)
 
 

@@ -35,14 +35,15 @@ def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[st
 
 
 def compare(path: str | Path, overrides=None, out: str | Path | None = None,
-            announce: str | None = None, bottleneck: str = "auto") -> tuple[Result, Result]:
+            announce: str | None = None, bottleneck: str = "auto", wait: float | None = None) -> tuple[Result, Result]:
     """Run both engines (live first: it is the one that can be refused);
-    with ``out``, write ``out/sim`` and ``out/live``."""
+    with ``out``, write ``out/sim`` and ``out/live``. ``wait``: as for
+    :func:`~ccarena.live.engine.run_live`."""
     from ..api import run as run_sim
 
     sim_scenario, live_scenario = load_both(path, overrides, bottleneck)
     live = run_live(live_scenario, out=None if out is None else Path(out) / "live", announce=announce,
-                    bottleneck=bottleneck)
+                    bottleneck=bottleneck, wait=wait)
     sim = run_sim(sim_scenario, out=None if out is None else Path(out) / "sim")
     return sim, live
 
