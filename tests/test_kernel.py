@@ -27,11 +27,14 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ccarena import _core, kernel
 from ccarena.cli import main
+from ccarena.errors import ScenarioError
+from ccarena.scenario import load_scenario, param_specs
 from ccarena.kernel import owners, paths, prereqs, struct_ops
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,16 +84,18 @@ def test_kernel_names_map_to_the_kernels_and_ports_to_cc_prefix() -> None:
         assert kernel.resolve("bbq").kernel_name == "cc_bbq"
 
 
-def _cubic_param() -> tuple[str, int, int]:
-    """CUBIC's second tunable (its beta): name, default, another value."""
-    name, default = _core.cc_params("cubic")[1]
-    return name, default, default * 9 // 10
+def _cubic_param() -> tuple[str, float, float]:
+    """CUBIC's second tunable, its beta, as a scenario names and writes it:
+    key, default, another value."""
+    spec = param_specs("cubic")[1]
+    assert spec.kind == "fraction"
+    return spec.key, spec.human(spec.default), 0.63
 
 
 def test_parameter_variants_get_distinct_short_names() -> None:
     key, default, other = _cubic_param()
     a = kernel.resolve("cubic@ccarena", {key: other})
-    b = kernel.resolve("cubic@ccarena", {key: other - 1})
+    b = kernel.resolve("cubic@ccarena", {key: other - 0.01})
     assert a.kernel_name != b.kernel_name
     assert a.kernel_name.startswith("cc_cubic_") and len(a.kernel_name) <= 15
     assert kernel.resolve("cubic@ccarena", {key: other}).kernel_name == a.kernel_name
@@ -99,17 +104,68 @@ def test_parameter_variants_get_distinct_short_names() -> None:
     assert kernel.resolve("cubic@ccarena", {key: default}).kernel_name == "cc_cubic"
 
 
+def test_kernel_params_are_the_scenarios_keys_units_and_values() -> None:
+    """One name per parameter (issue 25, item 10): `--param` / the API take
+    a scenario's params table as it is written, and give the same vector
+    as the scenario does; kernel list shows them in that form."""
+    params = {"alpha": "1ms", "beta": "2%", "first_cut": 1}
+    target = kernel.resolve("bbq", params)
+    scenario = load_scenario({"duration": "3s", "bottleneck": {"rate": "10Mbit", "buffer": "1bdp"},
+                              "flow": [{"cc": "bbq", "rtt": "20ms", "params": params}]})
+    assert list(target.params) == scenario.config["flows"][0]["params"]
+    assert target.changed == (("alpha", "1ms"), ("beta", 0.02), ("first_cut", 1))
+    assert target.describe() == "bbq alpha=1ms beta=0.02 first_cut=1"
+    # The same values written otherwise are the same variant.
+    assert kernel.resolve("bbq", {"alpha": "1000us", "beta": 0.02, "first_cut": 1}).kernel_name == target.kernel_name
+
+
+def _scenario_problem(params: dict[str, object]) -> str:
+    """What the scenario says about a flow's params, less the field."""
+    doc = {"duration": "3s", "bottleneck": {"rate": "10Mbit", "buffer": "1bdp"},
+           "flow": [{"cc": "bbq", "rtt": "20ms", "params": params}]}
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(doc)
+    assert err.value.path == f"flow[0].params.{next(iter(params))}"
+    return err.value.problem
+
+
+@pytest.mark.parametrize(
+    ("item", "value"),
+    [
+        ("alpha_us=3000", 3000),  # the C table's name: refused with the scenario's hint
+        ("alpha=3000", 3000),  # a time needs its unit, as in a scenario
+        ("beta=x", "x"),
+        ("first_cut=-1", -1),
+        ("no_such=1", 1),
+    ],
+)
+def test_cli_param_refusals_are_the_scenarios(capsys: pytest.CaptureFixture[str], item: str, value: object) -> None:
+    key = item.split("=")[0]
+    status, out, err = run_cli(capsys, "kernel", "load", "bbq", "--param", item)
+    assert status == 2 and out == ""
+    assert err.splitlines() == [f"ccarena: error: --param {key}: {_scenario_problem({key: value})}"]
+    if key == "alpha_us":
+        assert "did you mean 'alpha'?" in err and "(known: " in err and " alpha, beta, first_cut)" in err
+
+
+def test_cli_param_without_equals_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "kernel", "load", "bbq", "--param", "alpha")
+    assert status == 2 and err == "ccarena: error: --param: expected key=value, got 'alpha'\n"
+
+
 @pytest.mark.parametrize(
     ("spec", "params", "words"),
     [
         ("foo", None, "unknown congestion control 'foo'"),
         ("foo@ccarena", None, "unknown congestion control 'foo@ccarena'"),
         ("bbr", {"any": 300}, "use 'bbr@ccarena'"),
-        ("bbr@ccarena", {"no_such": 1}, "unknown parameter 'no_such'"),
-        ("cubic@ccarena", {_core.cc_params("cubic")[1][0]: -1}, "must be an integer"),
+        ("bbr@ccarena", {"no_such": 1}, "params.no_such: unknown parameter for cc 'bbr'"),
+        ("cubic@ccarena", {"beta": -1}, "params.beta: must be >= 0"),
+        ("cubic@ccarena", [1, -1], "expected 9 parameter values in index order"),
+        ("cubic@ccarena", [1, -1, 0, 41, 1, 1, 3, 16, 2000], "parameter 'beta' must be an integer in [0, 2^64)"),
     ],
 )
-def test_bad_names_and_params_are_refused(spec: str, params: dict[str, int] | None, words: str) -> None:
+def test_bad_names_and_params_are_refused(spec: str, params: Any, words: str) -> None:
     with pytest.raises(kernel.KernelError) as err:
         kernel.ensure_available(spec, params)
     assert words in str(err.value)
@@ -227,8 +283,10 @@ def test_cli_list_shows_ours_and_the_kernels(capsys: pytest.CaptureFixture[str])
 )
 def test_variant_object_carries_the_values_and_its_own_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CCARENA_BPF_CACHE", str(tmp_path))
-    (k0, d0), (k2, d2) = _core.cc_params("bbr")[0], _core.cc_params("bbr")[2]
-    target = kernel.resolve("bbr@ccarena", {k0: d0 + 1, k2: d2 + 2})
+    vector = [d for _, d in _core.cc_params("bbr")]
+    vector[0] += 1
+    vector[2] += 2
+    target = kernel.resolve("bbr@ccarena", vector)
     obj = kernel.build(target)
     data = obj.read_bytes()
     assert target.kernel_name.encode() + b"\0" in data  # .name and the map
@@ -449,6 +507,86 @@ def test_cleanup_after_sigkill_removes_the_leftover(untouched_kernel: None) -> N
     assert "cc_reno" in available(), "SIGKILL cannot be caught: the registration is left behind"
     assert "cc_reno" in kernel.cleanup_stale()
     assert "cc_reno" not in available()
+
+
+def _killed_holder() -> dict[str, object]:
+    """cc_reno registered by a process that was then SIGKILLed: its record."""
+    with subprocess.Popen([sys.executable, "-c", _HOLDER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        finally:
+            proc.kill()
+    rec = owners.read("cc_reno")
+    assert rec is not None and rec["map_id"] in struct_ops.registered_ids("cc_reno")
+    return rec
+
+
+@needs_kernel
+@pytest.mark.parametrize("proof", ["recorded", "in bpftool's log only", "none"])
+def test_cleanup_removes_only_what_it_can_prove_it_registered(
+    proof: str, untouched_kernel: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Killed before it recorded the map id (SIGKILL between bpftool's
+    registration and the record's update), the registration is still
+    provably ours through bpftool's log; with no id at all, it stays."""
+    _skip_if_taken("cc_reno")
+    rec = _killed_holder()
+    try:
+        if proof != "recorded":
+            owners.write({**rec, "map_id": None})
+        if proof == "none":
+            owners.bpftool_log("cc_reno").unlink()
+        removed = kernel.cleanup_stale()
+        assert owners.read("cc_reno") is None, "the dead process's record goes either way"
+        if proof == "none":
+            assert removed == [] and "cc_reno" in available()
+            assert "kept cc_reno registered: not provably ccarena's (no map id recorded)" in capsys.readouterr().err
+        else:
+            assert removed == ["cc_reno"] and "cc_reno" not in available()
+    finally:
+        if "cc_reno" in available():
+            struct_ops.unregister("cc_reno")
+
+
+@needs_kernel
+def test_cleanup_never_touches_a_name_registered_again_by_hand(
+    untouched_kernel: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dead process's registration was replaced by someone else's (bpftool
+    by hand, same name): its record no longer describes what the kernel has,
+    and the hand-made one stays."""
+    _skip_if_taken("cc_reno")
+    rec = _killed_holder()
+    try:
+        subprocess.run(["bpftool", "struct_ops", "unregister", "id", str(rec["map_id"])], check=True,
+                       capture_output=True)
+        obj = kernel.build(kernel.resolve("reno@ccarena"))
+        subprocess.run(["bpftool", "struct_ops", "register", str(obj)], check=True, capture_output=True)
+        assert struct_ops.registered_ids("cc_reno") != [rec["map_id"]]
+        assert kernel.cleanup_stale() == []
+        assert "cc_reno" in available()
+        assert f"its map is no longer id {rec['map_id']}" in capsys.readouterr().err
+        assert owners.read("cc_reno") is None
+    finally:
+        if "cc_reno" in available():
+            struct_ops.unregister("cc_reno")
+
+
+@needs_kernel
+def test_cli_load_with_params_shows_them_as_a_scenario_writes_them(
+    capsys: pytest.CaptureFixture[str], untouched_kernel: None
+) -> None:
+    kname = kernel.resolve("bbq", {"alpha": "1ms", "beta": "2%"}).kernel_name
+    _skip_if_taken(kname)
+    try:
+        status, out, err = run_cli(capsys, "kernel", "load", "bbq", "--param", "alpha=1ms", "--param", "beta=2%")
+        assert status == 0, err
+        assert out.startswith(f"ccarena: registered {kname} (cc/bbq.c with alpha=1ms beta=0.02, verified by the kernel")
+        status, out, _ = run_cli(capsys, "kernel", "list")
+        assert any(line.split()[:4] == ["bbq", "alpha=1ms", "beta=0.02", kname] for line in out.splitlines()), out
+    finally:
+        status, out, err = run_cli(capsys, "kernel", "unload", kname)
+    assert status == 0, err
 
 
 # ------------------------------------------------ traffic (root, netns)

@@ -5,10 +5,10 @@
     ccarena scorecard [--ccs A,B,...] [--seeds 1,2,...] [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]]
     ccarena report DIR... [--out FILE.html]
     ccarena ccs
-    ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]  (root)
-    ccarena live cleanup
-    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...]
-    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live]
+    ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]  (root)
+    ccarena live cleanup [--wait [SECONDS]]
+    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
+    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live [--wait [SECONDS]]]
     ccarena reproduce --list
 
 Any problem with the input is one line on stderr,
@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--live", action="store_true",
                      help="also repeat the runs each experiment marks for it on the live engine (root) and "
                           "report what real Linux gives")
+    from .live.cli import add_wait_argument
+
+    add_wait_argument(rep)  # with --live
     return parser
 
 
@@ -256,6 +259,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .experiments.reproduce import INDEX, REPORT, check_outputs, reproduce
 
     check_outputs(names, args.out, index=everything)
+    if args.wait is not None and not args.live:
+        raise ScenarioError("--wait", "waits for the live testbed: only with --live")
     if args.live:
         from .experiments.reproduce import check_live
 
@@ -263,7 +268,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}{' with live runs' if args.live else ''}",
           file=sys.stderr, flush=True)
-    done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live)
+    done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live,
+                     live_wait=args.wait)
     for exp, rep in done:
         print(f"{exp.name}: {exp.figure}")
         print(report.plain_table(rep.comparisons))

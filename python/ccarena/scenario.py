@@ -201,10 +201,15 @@ def param_specs(cc: str) -> list[ParamSpec]:
     return specs
 
 
-def _resolve_params(cc: str, params: Mapping[str, Any], path: str) -> tuple[list[int], dict[str, Any]]:
+def resolve_params(cc: str, params: Mapping[str, Any], field_prefix: str) -> tuple[list[int], dict[str, Any]]:
     """The flow's parameter vector — [] when none is set (all defaults),
     else every entry of the table, defaults overridden by ``params`` — and
-    the given parameters in human units for summary.json."""
+    the given parameters in human units for summary.json.
+
+    The one reader of parameters by name: a scenario's ``params`` table and
+    ``ccarena kernel load --param`` both come here. A problem is a
+    ScenarioError for the field ``field_prefix + key`` (e.g.
+    ``flow[0].params.alpha``, ``--param alpha``)."""
     if not params:
         return [], {}
     specs = param_specs(cc)
@@ -216,11 +221,11 @@ def _resolve_params(cc: str, params: Mapping[str, Any], path: str) -> tuple[list
         if spec is None:
             known = ", ".join(by_key) if by_key else "none: this algorithm takes no parameters"
             hint = next((f"; did you mean '{s.key}'? keys have no unit suffix" for s in specs if s.name == key), "")
-            raise ScenarioError(f"{path}.{key}", f"unknown parameter for cc '{cc}' (known: {known}){hint}")
+            raise ScenarioError(f"{field_prefix}{key}", f"unknown parameter for cc '{cc}' (known: {known}){hint}")
         try:
             raw = spec.parse(value)
         except units.UnitError as err:
-            raise ScenarioError(f"{path}.{key}", str(err)) from None
+            raise ScenarioError(f"{field_prefix}{key}", str(err)) from None
         values[specs.index(spec)] = raw
         human[key] = spec.human(raw)
     return values, human
@@ -276,16 +281,17 @@ def parse_toml(text: str, origin: str = "scenario") -> dict[str, Any]:
         raise ScenarioError(origin, f"TOML syntax error: {err}") from None
 
 
-def parse_override(item: str) -> tuple[str, Any]:
+def parse_override(item: str, option: str = "--set") -> tuple[str, Any]:
     """``"flow.1.rtt=30ms"`` -> ``("flow.1.rtt", "30ms")``.
 
     The value is read as a TOML value when it is one (``3``, ``0.01``,
     ``true``, ``"x"``), otherwise taken as a bare string (``50Mbit``).
+    ``option`` is the command-line option that gave it, for the error.
     """
     key, sep, raw = item.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise ScenarioError("--set", f"expected key=value, got {item!r}")
+        raise ScenarioError(option, f"expected key=value, got {item!r}")
     raw = raw.strip()
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
@@ -533,7 +539,7 @@ def resolve(
                 raise ScenarioError(f"{path}.stop", "after the end of the run (leave stop out to send to the end)")
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
-        params, params_human[i] = _resolve_params(cc, flow.params, f"{path}.params")
+        params, params_human[i] = resolve_params(cc, flow.params, f"{path}.params.")
         rtt_schedule = _resolve_schedule(
             flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns,
             what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,

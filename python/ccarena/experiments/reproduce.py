@@ -52,7 +52,8 @@ def run_experiments(
 
 
 def run_live_experiments(
-    experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool
+    experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool,
+    wait: float | None = None,
 ) -> dict[str, list[str]]:
     """Run every experiment's live specs on the testbed, one after the
     other, adding them to ``outcomes`` under ``live/KEY``; the keys run,
@@ -61,7 +62,7 @@ def run_live_experiments(
     ran: dict[str, list[str]] = {exp.name: [] for exp in experiments}
     for i, (exp, spec) in enumerate(todo, 1):
         print(f"ccarena: [live {i}/{len(todo)}] {exp.name}/{spec.key}", file=sys.stderr, flush=True)
-        outcome = runner.run_live(spec, log=lambda line: print(line, file=sys.stderr, flush=True))
+        outcome = runner.run_live(spec, log=lambda line: print(line, file=sys.stderr, flush=True), wait=wait)
         outcome.key = LIVE_PREFIX + spec.key
         outcomes[exp.name][outcome.key] = outcome
         ran[exp.name].append(outcome.key)
@@ -137,10 +138,12 @@ def reproduce(
     jobs: int | None = None,
     index: bool = False,
     live: bool = False,
+    live_wait: float | None = None,
     progress: runner.Progress | None = stderr_progress,
 ) -> list[tuple[Experiment, Report]]:
     """Run, analyse and write the named experiments under ``out``; with
-    ``index``, also ``out/index.md``; with ``live``, also their live runs.
+    ``index``, also ``out/index.md``; with ``live``, also their live runs
+    (each waiting ``live_wait`` s for the testbed, as ``run_live``'s ``wait``).
     Unknown names, unwritable outputs and (with ``live``) a host without
     the testbed raise ScenarioError before anything runs."""
     experiments = [registry.get(name) for name in names]
@@ -150,7 +153,7 @@ def reproduce(
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
-    live_runs = run_live_experiments(experiments, outcomes, quick=quick) if live else {}
+    live_runs = run_live_experiments(experiments, outcomes, quick=quick, wait=live_wait) if live else {}
     open_output(out)
     done = []
     results = []

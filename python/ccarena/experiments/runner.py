@@ -113,16 +113,17 @@ def run_one(spec: RunSpec) -> Outcome:
     return outcome
 
 
-def run_live(spec: RunSpec, log: Callable[[str], None]) -> Outcome:
+def run_live(spec: RunSpec, log: Callable[[str], None], wait: float | None = None) -> Outcome:
     """Run one spec on the live engine (real Linux TCP, our algorithms as
-    BPF; root, holds the testbed) and keep what its analysis asked for.
+    BPF; root, holds the testbed, waiting ``wait`` s for it as ``run_live``
+    does) and keep what its analysis asked for.
     The live engine writes the simulator's schema; what it cannot observe
     (e.g. the bandwidth estimate of a BPF algorithm) is null, NaN here."""
     from ..live.engine import load_live_scenario, run_live as run_on_testbed
 
     started = time.perf_counter()
     scenario = load_live_scenario(dict(spec.scenario))
-    result = run_on_testbed(scenario, log=log)
+    result = run_on_testbed(scenario, log=log, wait=wait)
     return outcome_of(spec, result, started)
 
 

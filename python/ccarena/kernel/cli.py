@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from .errors import KernelError
 
 EXIT_REFUSED = 2
+#: How a refusal names a --param value: ``--param alpha: ...``.
+PARAM_FIELD = "--param "
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="non-default parameter (integer, the algorithm's units); registers cc_NAME_<hash>",
+        help="non-default parameter, as a scenario's params write it (alpha=3ms, beta=1%%, first_cut=1); "
+        "registers cc_NAME_<hash>",
     )
     unload = ksub.add_parser("unload", help="unregister one (sockets using it keep it until they close)")
     unload.add_argument("name", help="e.g. bbq, bbr@ccarena, or a kernel name such as cc_bbr_1a2b3c")
@@ -50,26 +54,24 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REFUSED
 
 
-def _parse_params(items: list[str]) -> dict[str, int]:
-    params = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise KernelError(f"--param {item!r}: expected KEY=VALUE")
-        try:
-            params[key.strip()] = int(value.strip(), 0)
-        except ValueError:
-            raise KernelError(f"--param {item!r}: value must be an integer") from None
-    return params
+def _parse_params(items: list[str]) -> dict[str, Any]:
+    """``--param KEY=VALUE`` as a scenario's ``params`` table: the value read
+    as ``--set`` reads one (``3ms``, ``1%``, ``0.01``, ``1``); the names,
+    units and checks are the scenario's (ccarena.scenario.resolve_params)."""
+    from ..scenario import parse_override
+
+    return dict(parse_override(item, option="--param") for item in items)
 
 
 def _load(name: str, param_items: list[str]) -> int:
     from .session import load
 
-    loaded = load(name, _parse_params(param_items) or None)
+    loaded = load(name, _parse_params(param_items) or None, field_prefix=PARAM_FIELD)
     kname = loaded.kernel_name
     if loaded.action == "registered":
-        print(f"ccarena: registered {kname} (cc/{loaded.target.source}.c, verified by the kernel, map id {loaded.map_id})")
+        settings = f" with {loaded.target.settings()}" if loaded.target.changed else ""
+        print(f"ccarena: registered {kname} (cc/{loaded.target.source}.c{settings}, verified by the kernel, "
+              f"map id {loaded.map_id})")
     else:
         print(f"ccarena: {kname} is already registered; kept it")
     print(

@@ -9,10 +9,15 @@ tmpfs: it goes away with the registrations at reboot):
 
 ``users`` are the processes (pid plus start time, so a reused pid does not
 count) that use it through ``registered()``/``ensure_available()``; the
-last one out unregisters it. ``operator`` marks ``ccarena kernel load``:
-kept until ``ccarena kernel unload``. A registration without a record was
-made by someone else (bpftool by hand...) and is never removed by a run.
-All changes happen under one flock, so concurrent ccarena processes agree.
+last one out unregisters it, and once all are dead (SIGKILL) the next live
+run or ``ccarena live cleanup`` does. ``operator`` marks ``ccarena kernel
+load``: kept until ``ccarena kernel unload``. A registration without a
+record was made by someone else (bpftool by hand...) and is never removed
+by a run; nor is one whose map is not ``map_id`` (re-registered by someone
+since). Beside each record, ``<kernel name>.bpftool.log`` keeps what the
+registering bpftool printed, its map id included: a process killed before
+it recorded ``map_id`` leaves it there. All changes happen under one
+flock, so concurrent ccarena processes agree.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 from . import paths
 
 User = tuple[int, int]
+Record = dict[str, Any]
 
 
 def me() -> User:
@@ -64,16 +70,21 @@ def _path(kernel_name: str) -> Path:
     return paths.run_dir() / f"{kernel_name}.json"
 
 
-def read(kernel_name: str) -> dict[str, Any] | None:
+def bpftool_log(kernel_name: str) -> Path:
+    """Where the registering bpftool writes its output."""
+    return paths.run_dir() / f"{kernel_name}.bpftool.log"
+
+
+def read(kernel_name: str) -> Record | None:
     try:
-        rec: dict[str, Any] = json.loads(_path(kernel_name).read_text())
+        rec: Record = json.loads(_path(kernel_name).read_text())
     except (OSError, ValueError):
         return None
     rec["users"] = [tuple(u) for u in rec.get("users", [])]
     return rec
 
 
-def write(rec: dict[str, Any]) -> None:
+def write(rec: Record) -> None:
     path = _path(rec["kernel_name"])
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps({**rec, "users": [list(u) for u in rec["users"]]}, sort_keys=True))
@@ -82,9 +93,10 @@ def write(rec: dict[str, Any]) -> None:
 
 def remove(kernel_name: str) -> None:
     _path(kernel_name).unlink(missing_ok=True)
+    bpftool_log(kernel_name).unlink(missing_ok=True)
 
 
-def all_records() -> list[dict[str, Any]]:
+def all_records() -> list[Record]:
     where = paths.run_dir()
     if not where.is_dir():
         return []
@@ -92,5 +104,5 @@ def all_records() -> list[dict[str, Any]]:
     return [r for r in recs if r is not None]
 
 
-def live_users(rec: dict[str, Any]) -> list[User]:
+def live_users(rec: Record) -> list[User]:
     return [u for u in rec["users"] if alive(u)]

@@ -32,7 +32,7 @@ from .. import signals
 from . import owners, prereqs, struct_ops
 from .build import build
 from .errors import KernelError
-from .names import KERNEL_BUILTINS, ParamsArg, Target, our_algorithms, resolve
+from .names import KERNEL_BUILTINS, PARAMS_FIELD, ParamsArg, Target, our_algorithms, resolve
 
 # The innermost active registered() block of this thread/task, so that
 # ensure_available() called inside it hands its registrations to the block.
@@ -198,12 +198,11 @@ def _acquire(target: Target, *, operator: bool) -> Loaded:
         }
         owners.write(rec)
         try:
-            map_id = struct_ops.register(obj, kname)
+            map_id = struct_ops.register(obj, kname, owners.bpftool_log(kname))
         except BaseException:
             # A signal may land after bpftool registered it: undo that too.
-            if kname in struct_ops.available():
-                with contextlib.suppress(KernelError):
-                    struct_ops.unregister(kname)
+            with contextlib.suppress(KernelError):
+                _unregister_ours(kname, rec)
             owners.remove(kname)
             raise
         if map_id is None:  # registered by hand meanwhile: not ours
@@ -223,9 +222,26 @@ def _release(kname: str) -> None:
         if rec["users"] or rec.get("operator"):
             owners.write(rec)
             return
-        if kname in struct_ops.available():
-            struct_ops.unregister(kname)
+        _unregister_ours(kname, rec)
         owners.remove(kname)
+
+
+def _unregister_ours(kname: str, rec: owners.Record) -> bool:
+    """Unregister ``kname`` if it is provably the registration ``rec``
+    records: the kernel's map for it is the one ccarena's bpftool registered
+    (its id, recorded, or in bpftool's log when the process was killed
+    before it could record it). Anything else -- re-registered by someone
+    since, or no id to prove it -- stays, with a warning. True if removed."""
+    if kname not in struct_ops.available():
+        return False
+    map_id = rec.get("map_id") or struct_ops.logged_map_id(owners.bpftool_log(kname))
+    if map_id is None or map_id not in struct_ops.registered_ids(kname):
+        why = "no map id recorded" if map_id is None else f"its map is no longer id {map_id}, the one ccarena registered"
+        print(f"ccarena: warning: kept {kname} registered: not provably ccarena's ({why}); "
+              f"`ccarena kernel unload {kname}` removes it", file=sys.stderr)
+        return False
+    struct_ops.unregister(kname, map_id)
+    return True
 
 
 def _ensure_kernel_cc(name: str) -> None:
@@ -246,9 +262,10 @@ def _ensure_kernel_cc(name: str) -> None:
 # ------------------------------------------------------------- operators
 
 
-def load(name: str, params: ParamsArg = None) -> Loaded:
-    """``ccarena kernel load``: register one of ours system-wide until unload."""
-    target = resolve(name, params)
+def load(name: str, params: ParamsArg = None, *, field_prefix: str = PARAMS_FIELD) -> Loaded:
+    """``ccarena kernel load``: register one of ours system-wide until
+    unload. A bad parameter is named ``field_prefix + key``."""
+    target = resolve(name, params, field_prefix=field_prefix)
     if not target.ours:
         ours = our_algorithms()
         if name in ours:
@@ -300,8 +317,11 @@ def unload(name: str) -> Unloaded:
 
 
 def cleanup_stale() -> list[str]:
-    """Unregister what ccarena processes that no longer exist left behind
-    (operator loads stay). Returns the kernel names removed."""
+    """Unregister what ccarena processes that no longer exist left behind:
+    registrations whose every recorded user is dead, that no operator
+    loaded (``ccarena kernel load``) and that are provably the ones ccarena
+    registered (see _unregister_ours). The live engine calls it before each
+    run, and ``ccarena live cleanup``. Returns the kernel names removed."""
     removed = []
     with owners.locked():
         for rec in owners.all_records():
@@ -313,7 +333,7 @@ def cleanup_stale() -> list[str]:
                 continue
             if kname in struct_ops.available():
                 prereqs.require_root(f"unregistering {kname}")
-                struct_ops.unregister(kname)
-                removed.append(kname)
+                if _unregister_ours(kname, rec):
+                    removed.append(kname)
             owners.remove(kname)
     return removed

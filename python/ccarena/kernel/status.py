@@ -51,4 +51,4 @@ def _by(kname: str, registered: bool, rec: dict | None) -> str:  # type: ignore[
     users = owners.live_users(rec)
     if users:
         return "run, pid " + ", ".join(str(pid) for pid, _ in users)
-    return "left by a dead run (ccarena live cleanup)"
+    return "left by a killed run (removed by the next live run, or ccarena live cleanup)"

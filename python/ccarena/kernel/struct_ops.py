@@ -21,6 +21,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from . import paths, prereqs
 from .errors import KernelError
@@ -70,31 +71,57 @@ def maps(kernel_name: str) -> list[Map]:
     return found
 
 
-def register(obj: Path, kernel_name: str) -> int | None:
+def register(obj: Path, kernel_name: str, log: Path) -> int | None:
     """Register obj; the id of its map, or None if another process
     registered the same name meanwhile. KernelError with the end of the
-    verifier log if the kernel rejects it."""
-    res = _bpftool("struct_ops", "register", str(obj))
+    verifier log if the kernel rejects it.
+
+    bpftool writes its output to ``log`` (not a pipe), so that if this
+    process is killed while bpftool runs (bpftool, in its own session,
+    finishes), the map id it registered can still be read there:
+    :func:`logged_map_id`."""
+    with open(log, "w") as out:
+        res = _bpftool("struct_ops", "register", str(obj), stdout=out)
     if res.returncode == 0:
-        m = re.search(r"Registered tcp_congestion_ops \S+ id (\d+)", res.stdout + res.stderr)
-        return int(m.group(1)) if m else None
+        return logged_map_id(log)
+    text = log.read_text(errors="replace")
     if kernel_name in available():
         return None
-    prog, reason, log = verifier_excerpt(res.stderr)
-    if log:
+    prog, reason, lines = verifier_excerpt(text)
+    if lines:
         where = f" (program '{prog}')" if prog else ""
-        raise KernelError(f"the kernel's verifier rejected {kernel_name}{where}: {reason}", log)
-    lines = [line for line in res.stderr.strip().splitlines() if line.strip()]
+        raise KernelError(f"the kernel's verifier rejected {kernel_name}{where}: {reason}", lines)
+    lines = [line for line in text.strip().splitlines() if line.strip()]
     raise KernelError(
         f"bpftool could not register {kernel_name}: {lines[-1] if lines else f'exit {res.returncode}'}", lines[-6:-1]
     )
 
 
-def unregister(kernel_name: str) -> int:
-    """Unregister kernel_name; returns how many sockets still run it (they
-    keep it until they close). KernelError if it is not registered."""
-    live = [m for m in maps(kernel_name) if m.state == _INUSE]
+def logged_map_id(log: Path) -> int | None:
+    """The map id in the output of a ``register`` (its ``log``), if it got
+    that far."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"Registered tcp_congestion_ops \S+ id (\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def registered_ids(kernel_name: str) -> list[int]:
+    """Ids of the struct_ops maps that register kernel_name now (state
+    INUSE: not those lingering until their last socket closes)."""
+    return [m.id for m in maps(kernel_name) if m.state == _INUSE]
+
+
+def unregister(kernel_name: str, map_id: int | None = None) -> int:
+    """Unregister kernel_name (only if its map is ``map_id``, when given);
+    returns how many sockets still run it (they keep it until they close).
+    KernelError if it is not registered (by that map)."""
+    live = [m for m in maps(kernel_name) if m.state == _INUSE and map_id in (None, m.id)]
     if not live:
+        if map_id is not None:
+            raise KernelError(f"{kernel_name} is not registered by map id {map_id}")
         if kernel_name in available():
             raise KernelError(f"{kernel_name} is registered but bpftool cannot find its struct_ops map")
         raise KernelError(f"{kernel_name} is not registered")
@@ -132,14 +159,20 @@ def verifier_excerpt(stderr: str, keep: int = 6) -> tuple[str, str, list[str]]:
     return m.group(1), lines[-1], tail
 
 
-def _bpftool(*args: str) -> subprocess.CompletedProcess[str]:
+def _bpftool(*args: str, stdout: IO[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """bpftool ARGS; its output captured, or with ``stdout`` written there
+    (stderr too)."""
+    streams: dict[str, Any] = (
+        {"capture_output": True} if stdout is None else {"stdout": stdout, "stderr": subprocess.STDOUT}
+    )
     try:
         return subprocess.run(
-            [prereqs.tool("bpftool"), *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False,
+            [prereqs.tool("bpftool"), *args], text=True, timeout=_TIMEOUT_S, check=False,
             # Its own session: a Ctrl-C at the terminal reaches only ccarena,
             # which then unregisters in order; it must not kill the bpftool
             # doing that (or registering) half-way.
             start_new_session=True,
+            **streams,
         )
     except FileNotFoundError:
         raise KernelError("bpftool not found (Debian: apt-get install bpftool; or `make deps`)") from None

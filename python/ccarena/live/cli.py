@@ -1,14 +1,18 @@
 """The live engine's subcommands, hooked into ccarena/cli.py:
 
-    ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...]
-    ccarena live cleanup
-    ccarena live capacity [--measure]
-    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...]
+    ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
+    ccarena live cleanup [--wait [SECONDS]]
+    ccarena live capacity [--measure] [--wait [SECONDS]]
+    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
+
+One live command holds the testbed at a time (hygiene.TestbedLock); the
+others refuse at once, or with --wait wait for it.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -24,17 +28,40 @@ def _scenario_args(parser: argparse.ArgumentParser, out_help: str) -> None:
                              "(RED, random loss, rate schedules); auto (default): kernel when it can")
 
 
+def _wait_seconds(text: str) -> float:
+    from .hygiene import parse_wait
+
+    try:
+        return parse_wait(text)
+    except ValueError as err:
+        # A scenario path after a bare --wait lands here: say how to write it.
+        raise argparse.ArgumentTypeError(f"{err} (a bare --wait must come last; or write --wait=SECONDS)") from None
+
+
+def add_wait_argument(parser: argparse.ArgumentParser) -> None:
+    """``--wait [SECONDS]``: wait for the testbed if another live command holds it."""
+    parser.add_argument("--wait", nargs="?", const=math.inf, type=_wait_seconds, metavar="SECONDS",
+                        help="if another live command holds the testbed, wait for it to finish: at most SECONDS, "
+                             "or until it is free when no value is given (default: $CCARENA_LIVE_WAIT seconds, "
+                             "else refuse at once); Ctrl-C stops waiting")
+
+
 def add_parsers(sub) -> None:
     live = sub.add_parser("live", help="run scenarios on real Linux TCP in network namespaces (root)")
     live_sub = live.add_subparsers(dest="live_command", parser_class=type(live))
     run = live_sub.add_parser("run", help="run a scenario live and write a run directory (engine: live)")
     _scenario_args(run, "run directory to write (default: runs/<scenario name>-live)")
-    live_sub.add_parser("cleanup", help="remove leftovers (namespaces, devices, processes) of crashed live runs")
+    add_wait_argument(run)
+    cleanup = live_sub.add_parser("cleanup", help="remove leftovers of killed live runs: namespaces, devices, "
+                                                  "processes, and the BPF congestion controls they registered")
+    add_wait_argument(cleanup)
     cap = live_sub.add_parser("capacity", help="what this host carries through the live testbed (measured once, cached)")
     cap.add_argument("--measure", action="store_true", help="measure again (~7 s of live traffic) and cache the figure")
+    add_wait_argument(cap)
 
     cmp = sub.add_parser("compare", help="run a scenario on the simulator and live; print both tables and the differences")
     _scenario_args(cmp, "write DIR/sim and DIR/live (default: runs/<scenario name>-compare)")
+    add_wait_argument(cmp)
 
 
 def _log(line: str) -> None:
@@ -51,9 +78,9 @@ def run_live_command(args: argparse.Namespace) -> int:
     from ..errors import ScenarioError
 
     if args.live_command == "cleanup":
-        return _cleanup()
+        return _cleanup(args.wait)
     if args.live_command == "capacity":
-        return _capacity(args.measure)
+        return _capacity(args.measure, args.wait)
     if args.live_command != "run":
         raise ScenarioError("live", "expected `live run SCENARIO.toml`, `live cleanup` or `live capacity`")
     from .engine import load_live_scenario, run_live
@@ -62,7 +89,7 @@ def run_live_command(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else Path("runs") / f"{scenario.name}-live"
     cfg = scenario.config
     started = time.perf_counter()
-    result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, announce=(
+    result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, wait=args.wait, announce=(
         f"ccarena: live run of {args.scenario} ({len(cfg['flows'])} flows, {cfg['duration_ns'] / 1e9:g} s of real traffic)"))
     print(result.table())
     print()
@@ -82,7 +109,7 @@ def run_live_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cleanup() -> int:
+def _cleanup(wait: float | None) -> int:
     import os
 
     from ..errors import ScenarioError
@@ -92,7 +119,7 @@ def _cleanup() -> int:
     if os.geteuid() != 0:
         raise ScenarioError("live", "cleanup needs root")
     lock = TestbedLock()
-    lock.acquire()  # refuses while a live run is active
+    lock.acquire(wait, log=_log)  # refuses (or waits) while a live run is active
     try:
         removed = cleanup_leftovers() + cleanup_registrations()
     finally:
@@ -101,7 +128,7 @@ def _cleanup() -> int:
     return 0
 
 
-def _capacity(measure: bool) -> int:
+def _capacity(measure: bool, wait: float | None) -> int:
     """Print the figure (measuring it if it is not cached, or if asked)."""
     from .capacity import HEADROOM, override
     from .engine import check_prerequisites, host_capacity
@@ -116,7 +143,7 @@ def _capacity(measure: bool) -> int:
     if record is None:
         with deferred():
             lock = TestbedLock()
-            lock.acquire()
+            lock.acquire(wait, log=_log)
             try:
                 record = host_capacity(binary, _log, remeasure=measure)
             finally:
@@ -135,7 +162,7 @@ def run_compare_command(args: argparse.Namespace) -> int:
     sim_scenario, _ = load_both(args.scenario, _overrides(args), args.bottleneck)  # bad input fails here
     out = args.out if args.out is not None else Path("runs") / f"{sim_scenario.name}-compare"
     cfg = sim_scenario.config
-    sim, live = compare(args.scenario, _overrides(args), out=out, bottleneck=args.bottleneck, announce=(
+    sim, live = compare(args.scenario, _overrides(args), out=out, bottleneck=args.bottleneck, wait=args.wait, announce=(
         f"ccarena: comparing sim and live on {args.scenario} ({len(cfg['flows'])} flows, "
         f"{cfg['duration_ns'] / 1e9:g} s live)"))
     print(table(sim, live))

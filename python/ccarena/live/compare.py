@@ -35,17 +35,18 @@ def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[st
 
 
 def compare(path: str | Path, overrides=None, out: str | Path | None = None,
-            announce: str | None = None, bottleneck: str = "auto") -> tuple[Result, Result]:
+            announce: str | None = None, bottleneck: str = "auto", wait: float | None = None) -> tuple[Result, Result]:
     """Run both engines (live first: it is the one that can be refused);
     with ``out``, write one comparison directory holding the run
-    directories ``out/sim`` and ``out/live`` (all or nothing)."""
+    directories ``out/sim`` and ``out/live`` (all or nothing). ``wait``: as
+    for :func:`~ccarena.live.engine.run_live`."""
     from ..api import run as run_sim
     from ..rundir import atomic_dir, check_target, write_run_dir
 
     sim_scenario, live_scenario = load_both(path, overrides, bottleneck)
     if out is not None:
         check_target(Path(out), "compare")
-    live = run_live(live_scenario, announce=announce, bottleneck=bottleneck)
+    live = run_live(live_scenario, announce=announce, bottleneck=bottleneck, wait=wait)
     sim = run_sim(sim_scenario)
     if out is not None:
         with atomic_dir(Path(out), "compare") as tmp:

@@ -26,7 +26,7 @@ from ..rundir import check_target
 from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, source_dir
 from . import capacity, interrupts, testbed
 from .agent import DRAIN_S
-from .ccs import cc_key, is_kernel_cc, known_names, resolve_kernel_names
+from .ccs import cc_key, cleanup_registrations, is_kernel_cc, known_names, resolve_kernel_names
 from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
 from .processes import Child
 from .rawresult import build_raw
@@ -226,11 +226,16 @@ def run_live(
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
     announce: str | None = None,
     bottleneck: str = "auto",
+    wait: float | None = None,
 ) -> Result:
     """Run a (live-checked) scenario on the testbed; returns a Result whose
     summary has ``engine: "live"``. Needs root; holds the testbed lock.
-    ``announce`` is logged once the testbed is ours (so that a refusal is
-    the only line printed).
+    ``wait``: seconds to wait for it if another live command holds it
+    (``math.inf``: until it is free; None: $CCARENA_LIVE_WAIT, else refuse
+    at once). ``announce`` is logged once the testbed is ours (so that a
+    refusal is the only line printed). Leftovers of killed runs (their
+    namespaces and the BPF congestion controls they registered) are
+    removed first.
 
     Ctrl-C, SIGTERM and SIGHUP are deferred while the testbed is ours
     (interrupts.py): the run stops at the next safe point, tears down, and
@@ -242,11 +247,11 @@ def run_live(
     with interrupts.deferred():
         try:
             lock = TestbedLock()
-            lock.acquire()
+            lock.acquire(wait, log=log)
             try:
                 if announce:
                     log(announce)
-                stale = cleanup_leftovers()
+                stale = cleanup_leftovers() + cleanup_registrations()
                 if stale:
                     log(f"ccarena: removed leftovers of an earlier live run: {', '.join(stale)}")
                 record = host_capacity(binary, log)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import math
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import ScenarioError
@@ -32,45 +34,77 @@ def run_prefix(pid: int | None = None) -> str:
     return f"{PREFIX}{os.getpid() if pid is None else pid}-"
 
 
+#: The environment's default for --wait (seconds; ``inf`` waits until free).
+WAIT_ENV = "CCARENA_LIVE_WAIT"
+
+
+def parse_wait(text: str) -> float:
+    """Seconds to wait for the testbed (``--wait``, CCARENA_LIVE_WAIT): a
+    number >= 0, or ``inf``; ValueError with the reason otherwise."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number of seconds (or inf), got {text!r}") from None
+    if not seconds >= 0:  # also NaN
+        raise ValueError(f"expected a number of seconds >= 0, got {text!r}")
+    return seconds
+
+
+def _waiting_for(seconds: float) -> str:
+    return "until it is free" if math.isinf(seconds) else f"up to {seconds:g} s"
+
+
 class TestbedLock:
-    """flock on /run/ccarena-live.lock: one live run at a time."""
+    """flock on /run/ccarena-live.lock: one live command at a time. The
+    holder writes its pid into the file, for the others' messages."""
 
     def __init__(self, path: Path = LOCK_PATH) -> None:
         self.path = path
         self.fd: int | None = None
 
-    def acquire(self, wait_s: float | None = None) -> None:
-        """Take the lock, or refuse at once; with ``wait_s`` (default: the
-        environment's CCARENA_LIVE_WAIT seconds, else 0) wait that long
-        for another run to finish first."""
+    def acquire(self, wait_s: float | None = None, log: Callable[[str], None] | None = None) -> None:
+        """Take the lock, or refuse at once (ScenarioError, naming the
+        holder's pid and --wait). With ``wait_s`` (None: the environment's
+        CCARENA_LIVE_WAIT, else 0; ``math.inf``: until it is free) wait
+        that long for the holder to finish, saying so once through ``log``.
+        Ctrl-C ends the wait at once (also when deferred by interrupts.py)."""
         if wait_s is None:
             try:
-                wait_s = float(os.environ.get("CCARENA_LIVE_WAIT", "0"))
-            except ValueError:
-                raise ScenarioError("CCARENA_LIVE_WAIT", "expected a number of seconds") from None
+                wait_s = parse_wait(os.environ.get(WAIT_ENV, "0"))
+            except ValueError as err:
+                raise ScenarioError(WAIT_ENV, str(err)) from None
         deadline = time.monotonic() + wait_s
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() < deadline:
-                    time.sleep(0.2)
-                    try:
-                        interrupts.check()  # a deferred Ctrl-C ends the wait
-                    except KeyboardInterrupt:
-                        os.close(fd)
-                        raise
-                    continue
-                holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
-                os.close(fd)
-                raise ScenarioError(
-                    "live", f"another live run (pid {holder}) holds the testbed ({self.path}); wait for it to finish"
-                ) from None
+        try:
+            told = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    pass
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                if time.monotonic() >= deadline:
+                    raise ScenarioError("live", self._refusal(holder, wait_s))
+                if not told and log is not None:
+                    log(f"ccarena: the testbed ({self.path}) is held by pid {holder}; waiting "
+                        f"{_waiting_for(wait_s)} (Ctrl-C stops waiting)")
+                    told = True
+                time.sleep(interrupts.POLL_S)
+                interrupts.check()  # a deferred Ctrl-C ends the wait
+        except BaseException:
+            os.close(fd)
+            raise
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd
+
+    def _refusal(self, holder: str, waited_s: float) -> str:
+        if waited_s > 0:
+            return (f"another live command (pid {holder}) still holds the testbed ({self.path}) after "
+                    f"{waited_s:g} s; --wait longer, or --wait without a value to wait until it is free")
+        return (f"another live command (pid {holder}) holds the testbed ({self.path}); "
+                f"use --wait [SECONDS] to wait for it")
 
     def release(self) -> None:
         if self.fd is not None:
