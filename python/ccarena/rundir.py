@@ -231,7 +231,10 @@ def check_target(out: Path, kind: str = "run", adopt: Callable[[Path], bool] | N
     container, tells whether an entry of an unmarked directory is one an
     older ccarena wrote there (such a directory is then adopted)."""
     assert kind in KINDS, kind
-    problem = _problem(Path(out), kind, adopt)
+    try:
+        problem = _problem(Path(out), kind, adopt)
+    except OSError as err:  # e.g. a parent we may not look into
+        problem = f"cannot use {out}: {os.strerror(err.errno) if err.errno else err}"
     if problem is not None:
         raise ScenarioError("--out", problem)
 
@@ -258,11 +261,14 @@ def check_owned_file(path: Path, head: str) -> None:
     text = str(path)
     if text in ("", ".") or path.name in ("", ".", ".."):
         raise ScenarioError("--out", f"{text or repr(text)} names no file (give a file name, e.g. runs/report.html)")
-    problem = _name_problem(path)
-    if problem is None and (path.exists() or path.is_symlink()):
-        if not path.is_file() or path.is_symlink() or not first_line(path).startswith(head):
-            problem = f"{path} exists and was not written by ccarena; it is left alone"
-    problem = problem or _inside_problem(path) or _creatable_problem(path)
+    try:
+        problem = _name_problem(path)
+        if problem is None and (path.exists() or path.is_symlink()):
+            if not path.is_file() or path.is_symlink() or not first_line(path).startswith(head):
+                problem = f"{path} exists and was not written by ccarena; it is left alone"
+        problem = problem or _inside_problem(path) or _creatable_problem(path)
+    except OSError as err:  # e.g. a parent we may not look into
+        problem = f"cannot use {path}: {os.strerror(err.errno) if err.errno else err}"
     if problem is not None:
         raise ScenarioError("--out", problem)
 

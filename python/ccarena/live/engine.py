@@ -241,9 +241,9 @@ def run_live(
     (interrupts.py): the run stops at the next safe point, tears down, and
     the signal then ends the command as it would have otherwise."""
     mode = check_supported(scenario, bottleneck)
+    binary = check_prerequisites()
     if out is not None:
         check_target(Path(out), "run")
-    binary = check_prerequisites()
     with interrupts.deferred():
         try:
             lock = TestbedLock()
