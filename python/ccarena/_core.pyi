@@ -62,6 +62,11 @@ def cc_params(name: str) -> list[tuple[str, int]]:
     scenario key is the name without it.
     Raises ``ValueError`` for an unknown name."""
 
+def cc_description(name: str) -> str:
+    """The one-line description of congestion control ``name``
+    (``CCA_DESCRIPTION`` in ``cc/<name>.c``). Raises ``ValueError`` for an
+    unknown name."""
+
 def version() -> str:
     """Version of the native engine."""
 

@@ -134,6 +134,15 @@ fn cc_params(name: &str) -> PyResult<Vec<(&'static str, u64)>> {
     Ok(ops.params().into_iter().map(|p| (p.name, p.default)).collect())
 }
 
+/// The one-line description of congestion control `name` (CCA_DESCRIPTION
+/// in `cc/<name>.c`).
+#[pyfunction]
+fn cc_description(name: &str) -> PyResult<&'static str> {
+    cc_native::lookup(name)
+        .map(|ops| ops.description())
+        .ok_or_else(|| PyValueError::new_err(format!("unknown congestion control '{name}'")))
+}
+
 /// Version of the native engine (the workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -236,6 +245,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(cc_names, m)?)?;
     m.add_function(wrap_pyfunction!(cc_params, m)?)?;
+    m.add_function(wrap_pyfunction!(cc_description, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build_id, m)?)?;
     m.add("EngineCrash", m.py().get_type::<EngineCrash>())?;
