@@ -26,7 +26,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from . import units
 from .errors import ScenarioError
-from .scenario_aqm import Codel, FqCodel, Pie, resolve_mark_threshold, resolve_tables
+from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
 from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
 
 # --------------------------------------------------------------------------
@@ -383,6 +383,11 @@ class ResolvedScenario:
         if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
             doc["bottleneck"]["trace"] = str((self.base_dir / trace).resolve())
         return doc
+
+    def warnings(self) -> list[str]:
+        """What the scenario asks for and does not get, as
+        ``field: problem`` lines; the CLI prints them, nothing fails."""
+        return [w for w in (mark_threshold_warning(self.config),) if w]
 
     @property
     def flow_labels(self) -> list[str]:
