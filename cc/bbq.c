@@ -256,6 +256,8 @@ static const struct bbr_hooks bbr_hooks = {
 	.drain_until_bdp = bbq_drain_until_bdp,
 };
 
+CCA_DESCRIPTION(bbq,
+	"BBR v1 that caps its probing period while a queue persists, for RTT fairness (Ma et al.)");
 CCA_PARAMS(bbq, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(BBQ_PARAM_ALPHA_US, "alpha_us", BBQ_ALPHA_US_DEFAULT)
 	CCA_PARAM_DEF(BBQ_PARAM_BETA_PPM, "beta_ppm", BBQ_BETA_PPM_DEFAULT)

@@ -23,6 +23,8 @@
  */
 #include "bbr_core.h"
 
+CCA_DESCRIPTION(bbr,
+	"BBR v1 as Linux's tcp_bbr.c: paces at the estimated bottleneck rate, cwnd 2 BDP");
 CCA_PARAMS(bbr, BBR_CORE_PARAM_DEFS);
 
 BBR_CORE_REGISTER(bbr);

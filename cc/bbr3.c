@@ -15,6 +15,8 @@
  */
 #include "bbr3_core.h"
 
+CCA_DESCRIPTION(bbr3,
+	"BBRv3 as Google's v3 of tcp_bbr.c: BBR with loss and ECN bounds on inflight");
 CCA_PARAMS(bbr3, BBR3_CORE_PARAM_DEFS);
 
 BBR3_CORE_REGISTER(bbr3);

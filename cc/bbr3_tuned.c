@@ -19,6 +19,8 @@
 #define CCA_BPF_MIN_TSO_SEGS 1
 #include "bbr3_core.h"
 
+CCA_DESCRIPTION(bbr3_tuned,
+	"BBRv3 with the RTT-tuning blog's 7% pacing margin and a send quantum linear in min RTT");
 CCA_PARAMS(bbr3_tuned, BBR3_CORE_PARAM_DEFS);
 
 BBR3_CORE_REGISTER(bbr3_tuned);

@@ -270,6 +270,8 @@ static const struct bbr_hooks bbr_hooks = {
 	.cwnd_cap = cws_cwnd_cap,
 };
 
+CCA_DESCRIPTION(bbr_cws,
+	"BBR-CWS: BBR that scales its cwnd down on loss, for fairness with CUBIC (Song et al.)");
 CCA_PARAMS(bbr_cws, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(CWS_PARAM_BETA_PPM, "beta_ppm", CWS_BETA_PPM_DEFAULT)
 	CCA_PARAM_DEF(CWS_PARAM_DELTA_PPM, "delta_ppm", CWS_DELTA_PPM_DEFAULT)

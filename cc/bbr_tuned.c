@@ -26,6 +26,8 @@
 #define CCA_BPF_MIN_TSO_SEGS 1
 #include "bbr_core.h"
 
+CCA_DESCRIPTION(bbr_tuned,
+	"BBR v1 with the RTT-tuning blog's 7% pacing margin and a send quantum linear in min RTT");
 CCA_PARAMS(bbr_tuned, BBR_CORE_PARAM_DEFS);
 
 BBR_CORE_REGISTER(bbr_tuned);

@@ -517,6 +517,8 @@ CCA_CB(u32, cubic_undo_cwnd, struct sock *sk)
 	return tcp_reno_undo_cwnd_of(sk);
 }
 
+CCA_DESCRIPTION(cubic,
+	"CUBIC with HyStart as Linux's tcp_cubic.c (the Linux default): loss-based, cubic growth");
 CCA_PARAMS(cubic,
 	CCA_PARAM_DEF(CUBIC_PARAM_FAST_CONVERGENCE, "fast_convergence",
 		      CUBIC_FAST_CONVERGENCE_DEFAULT)

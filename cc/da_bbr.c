@@ -187,6 +187,8 @@ static const struct bbr_hooks bbr_hooks = {
 	.recover_or_restore = da_recover_or_restore,
 };
 
+CCA_DESCRIPTION(da_bbr,
+	"Delay-Aware BBR: cwnd shrinks when the RTT is mostly propagation, for RTT fairness");
 CCA_PARAMS(da_bbr, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(DA_PARAM_RTPROP_RISE_PPM, "rtprop_rise_ppm",
 		      DA_RTPROP_RISE_PPM_DEFAULT)

@@ -193,6 +193,8 @@ static const struct bbr_hooks bbr_hooks = {
 	.cwnd_cap = modest_cwnd_cap,
 };
 
+CCA_DESCRIPTION(modest_bbr,
+	"Modest BBR: after a loss, searches (binary, then additive) for a cwnd that does not lose");
 CCA_PARAMS(modest_bbr, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(MODEST_PARAM_W_MAX_PPM, "w_max_ppm",
 		      MODEST_W_MAX_PPM_DEFAULT)

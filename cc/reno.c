@@ -52,6 +52,8 @@ CCA_CB(u32, reno_undo_cwnd, struct sock *sk)
 	return tcp_reno_undo_cwnd_of(sk);
 }
 
+CCA_DESCRIPTION(reno,
+	"TCP NewReno as Linux's tcp_reno_*: AIMD, halves cwnd on loss");
 CCA_PARAMS(reno);
 
 CCA_REGISTER(reno,

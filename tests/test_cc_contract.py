@@ -163,6 +163,11 @@ BROKEN = {
     # (The fields the hooks use go too, so other errors follow; the word
     # shows the assertion fired.)
     "small_state_extended": ([("#define BBR_EXT_FIELDS", "#define BBR_EXT_FIELDS u32 big_magic;\n#define UNUSED_FIELDS")], "use CCA_STATE_PRIV"),
+    # `ccarena ccs`'s line: an empty (or over-long) description does not build.
+    "empty_description": (
+        [('"test-only: Linux BBR with an extended state and every hook set, for the contract tests"', '""')],
+        "CCA_DESCRIPTION must be 1-100 characters",
+    ),
     # One parameter more than CCA_MAX_PARAMS: refused where the table is.
     "too_many_params": (
         [("CCA_PARAMS(bbr_big, BBR_CORE_PARAM_DEFS);", "CCA_PARAMS(bbr_big, BBR_CORE_PARAM_DEFS\n\tCCA_PARAM_DEF(CCA_MAX_PARAMS, \"x\", 0));")],

@@ -192,7 +192,7 @@ def test_engine_crash_is_an_internal_error_with_a_bug_line(tmp_path):
     bug report, exit status 1 (the test-only crash hook of _core)."""
     code = (
         "import sys; from unittest import mock; from ccarena import cli, _core\n"
-        "with mock.patch('ccarena.api.simulate', side_effect=lambda s: _core._crash_for_test()):\n"
+        "with mock.patch('ccarena.api.simulate', side_effect=lambda s, **_: _core._crash_for_test()):\n"
         "    sys.exit(cli.main(['run', sys.argv[1], '--out', sys.argv[2]]))\n"
     )
     scenario = tmp_path / "good.toml"

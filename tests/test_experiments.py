@@ -73,7 +73,7 @@ def test_quick_run_writes_report_with_table_figures_and_results(tmp_path):
     assert 0 < results["numbers"]["bbr.short_share"] < 1
     # The table is printed too, and progress goes to stderr, one line per run.
     assert "BBR: 10 ms flow goodput" in proc.stdout
-    progress = [line for line in proc.stderr.splitlines() if re.match(r"ccarena: \[\s*\d+/\d+\] bbq-fig1/", line)]
+    progress = [line for line in proc.stderr.splitlines() if re.match(r"ccarena: \[\s*\d+/\d+\] reproduce: bbq-fig1/", line)]
     runs = len(experiments.get("bbq-fig1").specs(quick=True))
     assert len(progress) == runs
     assert progress[-1].startswith(f"ccarena: [{runs}/{runs}]")

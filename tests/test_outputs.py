@@ -134,7 +134,7 @@ def test_api_raises_scenario_error_before_simulating(tmp_path):
 def test_engine_rejection_is_one_line_and_leaves_no_dir(tmp_path, monkeypatch, capsys):
     from ccarena import _core
 
-    def reject(config_json, series=True):
+    def reject(config_json, series=True, progress=None):
         raise ValueError("flows[0].cc: unknown congestion control 'x' (known: bbr)")
 
     monkeypatch.setattr(_core, "simulate", reject)

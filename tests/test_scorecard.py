@@ -5,7 +5,10 @@ fairer across RTTs)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
 
 import pytest
 
@@ -25,7 +28,12 @@ DECOYS: dict = {}
 def card(tmp_path_factory):
     out = tmp_path_factory.mktemp("card") / "sc"
     DECOYS.update(plant_decoys(out.parent))
-    return run_scorecard(out, ccs=CCS, seeds=SEEDS, jobs=2, progress=False)
+    # Progress as in a log (stderr not a terminal), kept for a test.
+    log = io.StringIO()
+    with contextlib.redirect_stderr(log):
+        done = run_scorecard(out, ccs=CCS, seeds=SEEDS, jobs=2)
+    done.log = log.getvalue()
+    return done
 
 
 def test_every_criterion_scores_every_algorithm_and_ranks_follow_the_means(card):
@@ -73,6 +81,35 @@ def test_outputs_and_a_rerun_reuses_every_point(card):
     assert (again.cached, again.computed) == (card.points, 0)
     assert json.loads((out / "scorecard.json").read_text()) == card.record
     assert_decoys_intact(DECOYS)
+
+
+def test_progress_is_one_counter_over_all_families_named_by_family(card):
+    lines = card.log.splitlines()
+    assert lines, "no progress lines"
+    counters = [re.match(r"ccarena: \[\s*(\d+)/(\d+)\] scorecard (\w+): ", line) for line in lines]
+    assert all(counters), lines
+    assert {int(m.group(2)) for m in counters} == {card.points}  # one total: every family's runs
+    assert [int(m.group(1)) for m in counters] == sorted(int(m.group(1)) for m in counters)
+    assert int(counters[-1].group(1)) == card.points
+    assert {m.group(3) for m in counters} <= set(battery.family_docs(CCS, SEEDS))
+    assert len(lines) <= 10 + 5  # a tenth of the way (and every 30 s at most)
+
+
+def test_intervals_are_cut_to_what_each_criterion_can_be(card):
+    """Student t over 2 seeds (t = 12.7) reaches below 0 ms of delay or
+    above 100% utilisation; the recorded (and drawn) interval does not."""
+    bounds = {c.key: c.bounds for c in battery.CRITERIA}
+    cut = 0
+    for crit in card.record["criteria"]:
+        low_bound, high_bound = bounds[crit["key"]]
+        for cc in CCS:
+            entry = crit["scores"][cc]
+            low, high = entry["interval"]
+            assert low <= entry["mean"] <= high
+            assert (low_bound is None or low >= low_bound) and (high_bound is None or high <= high_bound)
+            assert low >= entry["mean"] - entry["ci95"] - 1e-6 and high <= entry["mean"] + entry["ci95"] + 1e-6
+            cut += low > entry["mean"] - entry["ci95"] + 1e-6 or high < entry["mean"] + entry["ci95"] - 1e-6
+    assert cut, "no interval reached past its criterion's range: the case is not exercised"
 
 
 @pytest.mark.parametrize(

@@ -96,6 +96,7 @@
  *             .phase_len_us = foo_phase_len_us,
  *     };
  *     enum { FOO_PARAM_X = BBR_PARAM_COUNT, ... };
+ *     CCA_DESCRIPTION(foo, "BBR that ...");           // `ccarena ccs`
  *     CCA_PARAMS(foo, BBR_CORE_PARAM_DEFS              // 3. its parameters
  *                CCA_PARAM_DEF(FOO_PARAM_X, "x_us", 3000));
  *     BBR_CORE_REGISTER(foo);     // callbacks + tcp_congestion_ops

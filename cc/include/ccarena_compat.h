@@ -37,6 +37,7 @@
  *   CCA_CB(ret, name, args...)          define a tcp_congestion_ops member
  *   CCA_FN(name)                        reference one in CCA_REGISTER
  *   CCA_PARAMS(name, CCA_PARAM_DEF(...) ...)  the algorithm's parameter table
+ *   CCA_DESCRIPTION(name, "one line")   what `ccarena ccs` says it is
  *   CCA_STATE_PRIV(type) / CCA_STATE_EXTENDED(type)  its state: cca_state(sk)
  *   CCA_REGISTER(name, .member = CCA_FN(fn), ...)
  *
@@ -524,6 +525,27 @@ const volatile u32 cca_n_params = 0;
 	CCA_PARAMS_CHECK(cname, __VA_ARGS__);				\
 	const struct ccarena_param ccarena_params_##cname[] = {		\
 		__VA_ARGS__ { .name = 0, .dflt = 0 } }
+#endif
+
+/*
+ * The algorithm's one-line description, next to its parameter table: the
+ * one place it is written (`ccarena ccs` lists it). A string literal
+ * ("" text does not compile otherwise) of at most CCA_DESCRIPTION_MAX
+ * characters, checked in both builds; exported natively as
+ * `ccarena_description_<name>` (the Rust registry requires one per
+ * algorithm: a missing description does not link), nothing in BPF.
+ */
+#define CCA_DESCRIPTION_MAX 100
+#define CCA_DESCRIPTION_CHECK(cname, text)				\
+	_Static_assert(sizeof("" text) > 1 &&				\
+		       sizeof("" text) <= CCA_DESCRIPTION_MAX + 1,	\
+		       #cname ": CCA_DESCRIPTION must be 1-100 characters")
+#ifdef CCARENA_BPF
+#define CCA_DESCRIPTION(cname, text) CCA_DESCRIPTION_CHECK(cname, text)
+#else
+#define CCA_DESCRIPTION(cname, text)					\
+	CCA_DESCRIPTION_CHECK(cname, text);				\
+	const char ccarena_description_##cname[] = "" text
 #endif
 
 /*

@@ -1,8 +1,10 @@
 //! Compiles every `cc/*.c` natively (plus `src/layout.c`) and generates the
 //! registry: for each `cc/<name>.c`, the C side exports
-//! `ccarena_ops_<name>` and `ccarena_params_<name>` (CCA_REGISTER and
-//! CCA_PARAMS in ccarena_compat.h), and `$OUT_DIR/registry.rs` declares
-//! them and lists them sorted by name. Adding an algorithm is adding a file.
+//! `ccarena_ops_<name>`, `ccarena_params_<name>` and
+//! `ccarena_description_<name>` (CCA_REGISTER, CCA_PARAMS and
+//! CCA_DESCRIPTION in ccarena_compat.h), and `$OUT_DIR/registry.rs`
+//! declares them and lists them sorted by name. Adding an algorithm is
+//! adding a file.
 //!
 //! The test-only derivatives of `tests/cc/*.c` (checks of bbr_core.h's
 //! extension contract, not algorithms) are compiled the same way and listed
@@ -53,17 +55,17 @@ fn main() {
     for n in names.iter().chain(&test_names) {
         out.push_str(&format!("    static ccarena_ops_{n}: RawOps;\n"));
         out.push_str(&format!("    static ccarena_params_{n}: [RawParam; 0];\n"));
+        out.push_str(&format!("    static ccarena_description_{n}: [c_char; 0];\n"));
     }
     out.push_str("}\n\n");
     for (func, list) in [("registry", &names), ("test_only_registry", &test_names)] {
-        out.push_str("/// (name, ops table, parameter table), sorted by name.\n");
-        out.push_str(&format!(
-            "fn {func}() -> [(&'static str, &'static RawOps, *const RawParam); {}] {{\n    unsafe {{ [\n",
-            list.len()
-        ));
+        out.push_str("/// Every algorithm's tables, sorted by name.\n");
+        out.push_str(&format!("fn {func}() -> [Registered; {}] {{\n    unsafe {{ [\n", list.len()));
         for n in list {
             out.push_str(&format!(
-                "        (\"{n}\", &*std::ptr::addr_of!(ccarena_ops_{n}), std::ptr::addr_of!(ccarena_params_{n}).cast::<RawParam>()),\n"
+                "        Registered {{ name: \"{n}\", raw: &*std::ptr::addr_of!(ccarena_ops_{n}), \
+                 params: std::ptr::addr_of!(ccarena_params_{n}).cast::<RawParam>(), \
+                 description: std::ptr::addr_of!(ccarena_description_{n}).cast::<c_char>() }},\n"
             ));
         }
         out.push_str("    ] }\n}\n");

@@ -1,11 +1,13 @@
 """Type stubs of the native module (crates/py/src/lib.rs)."""
 
+from collections.abc import Callable
+
 class EngineCrash(RuntimeError):
     """The simulator engine panicked: a bug in ccarena, not in the scenario.
     The message is the panic's, with its source location."""
 
 def simulate(
-    config_json: str, series: bool = True
+    config_json: str, series: bool = True, progress: Callable[[int], object] | None = None
 ) -> tuple[str, list[tuple[str, str, bytes]], list[tuple[str, str, bytes]]]:
     """Run one simulation.
 
@@ -15,10 +17,13 @@ def simulate(
     ``(column, numpy type code, native-order bytes)`` triples (empty when
     ``series`` is false). Releases the GIL while running, and
     runs Python's signal handlers every few milliseconds meanwhile.
+    ``progress``, if given, is called with the simulated time in ns at
+    every such check (for a progress bar); what it raises stops the run.
     Raises ``ValueError`` with a one-line message naming the field
     (``"<path>: <problem>"``) if the engine rejects the configuration,
-    ``KeyboardInterrupt`` (or what another signal handler raised) if a
-    signal stopped the run, and :class:`EngineCrash` if the engine panicked.
+    ``KeyboardInterrupt`` (or what another signal handler or ``progress``
+    raised) if the run was stopped, and :class:`EngineCrash` if the engine
+    panicked.
     """
 
 def validate(config_json: str) -> None:
@@ -56,6 +61,11 @@ def cc_params(name: str) -> list[tuple[str, int]]:
     microseconds, ``_ppm`` parts per million, none: a plain integer) and the
     scenario key is the name without it.
     Raises ``ValueError`` for an unknown name."""
+
+def cc_description(name: str) -> str:
+    """The one-line description of congestion control ``name``
+    (``CCA_DESCRIPTION`` in ``cc/<name>.c``). Raises ``ValueError`` for an
+    unknown name."""
 
 def version() -> str:
     """Version of the native engine."""

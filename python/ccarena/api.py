@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +13,19 @@ from .rundir import check_target
 from .scenario import ResolvedScenario, load_scenario
 
 
-def simulate(scenario: ResolvedScenario, series: bool = True) -> dict[str, Any]:
+def simulate(
+    scenario: ResolvedScenario, series: bool = True, progress: Callable[[int], object] | None = None
+) -> dict[str, Any]:
     """Run the engine on a resolved scenario; the raw result as a dict: the
     counters (``flows``, ``link``, ``events``) and, unless ``series`` is
     false (a sweep point that keeps only its summary), ``flow_series`` and
-    ``link_series``, each column a numpy array over the engine's buffer."""
+    ``link_series``, each column a numpy array over the engine's buffer.
+    ``progress(now_ns)``, if given, is called with the simulated time every
+    few ms of wall time while the engine runs (ccarena.progress)."""
     from . import _core
 
     try:
-        text, flow_columns, link_columns = _core.simulate(json.dumps(scenario.config), series)
+        text, flow_columns, link_columns = _core.simulate(json.dumps(scenario.config), series, progress)
     except ValueError as err:
         # The engine names the field ("flows[0].cc: ..."); keep one line.
         message = str(err).strip().splitlines()[0] if str(err).strip() else "rejected by the simulator"

@@ -4,7 +4,7 @@
     ccarena sweep SWEEP.toml [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]] [--save-runs]
     ccarena scorecard [--ccs A,B,...] [--seeds 1,2,...] [--out DIR] [--jobs N] [--executor local|ray [--address ADDR]]
     ccarena report DIR... [--out FILE.html]
-    ccarena ccs
+    ccarena ccs [NAME]
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]  (root)
     ccarena live cleanup [--wait [SECONDS]]
     ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
@@ -23,7 +23,14 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .command_clock import CommandClock
+
+if TYPE_CHECKING:
+    from .scenario import ResolvedScenario
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -88,7 +95,9 @@ def _parser() -> argparse.ArgumentParser:
     rpt.add_argument("--out", type=Path, default=Path("runs/report.html"), metavar="FILE",
                      help="the page to write (default: runs/report.html; an existing file is replaced only if ccarena wrote it)")
 
-    sub.add_parser("ccs", help="list the congestion controls compiled into the simulator")
+    ccs = sub.add_parser("ccs", help="the congestion controls compiled into the simulator, with their parameters")
+    ccs.add_argument("name", nargs="?", metavar="NAME",
+                     help="one algorithm: every parameter with its unit, default and limits")
 
     from .live.cli import add_parsers as _add_live_parsers
 
@@ -119,11 +128,19 @@ def _error(message: str, status: int) -> int:
     return status
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def _warn(scenarios: Iterable["ResolvedScenario"]) -> None:
+    """The scenarios' warnings (ResolvedScenario.warnings), each once."""
+    for line in dict.fromkeys(w for scenario in scenarios for w in scenario.warnings()):
+        print(f"ccarena: warning: {line}", file=sys.stderr, flush=True)
+
+
+def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
+    from . import progress
     from .api import simulate
     from .results import Result
     from .rundir import check_target
     from .scenario import load_scenario, parse_override
+    from .units import plural
 
     overrides = [parse_override(item) for item in args.overrides]
     if args.point is not None:
@@ -136,18 +153,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     check_target(out)
 
     cfg = scenario.config
+    simulated_s = cfg["duration_ns"] / 1e9
     print(
-        f"ccarena: running {args.scenario} ({len(cfg['flows'])} flows, "
-        f"{cfg['duration_ns'] / 1e9:g} s simulated)",
+        f"ccarena: running {args.scenario} ({plural(len(cfg['flows']), 'flow')}, {simulated_s:g} s simulated)",
         file=sys.stderr,
         flush=True,
     )
+    _warn([scenario])
     started = time.perf_counter()
-    raw = simulate(scenario)
+    with progress.seconds(simulated_s, "simulating") as bar:
+        raw = simulate(scenario, progress=progress.simulated_time_hook(bar))
     engine_s = time.perf_counter() - started
     result = Result(scenario, raw)
     result.save(out)
-    wall_s = time.perf_counter() - started
 
     print(result.table())
     print()
@@ -155,8 +173,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
     print(f"plot:       {out / 'goodput.png'}")
     print(
-        f"ccarena: done in {wall_s:.2f} s wall (simulator {engine_s:.2f} s, "
-        f"{cfg['duration_ns'] / 1e9 / max(engine_s, 1e-9):.0f}x real time)",
+        f"ccarena: done in {clock.seconds():.2f} s wall (simulator {engine_s:.2f} s, "
+        f"{progress.speed(simulated_s, engine_s)})",
         file=sys.stderr,
     )
     return 0
@@ -171,11 +189,13 @@ def default_out(name: str) -> Path:
     return Path("runs") / name
 
 
-def _cmd_sweep(args: argparse.Namespace) -> int:
+def _cmd_sweep(args: argparse.Namespace, clock: CommandClock) -> int:
     from .errors import ScenarioError
     from .sweep import load_sweep, run_sweep
     from .sweep.cache import open_sweep_dir
     from .sweep.executors import check_executor
+    from .sweep.summary import summary_table
+    from .units import plural
 
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", f"must be >= 1, got {args.jobs}")
@@ -186,17 +206,20 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else default_out(sweep.name)
     open_sweep_dir(out)  # refuses a directory that is not a sweep's before anything runs
     axes = ", ".join(f"{k} ({len(v)})" for k, v in sweep.axes.items())
-    print(f"ccarena: sweeping {args.sweep}: {len(sweep.points)} points over {axes}; executor {args.executor}",
-          file=sys.stderr, flush=True)
+    print(f"ccarena: sweeping {args.sweep}: {plural(len(sweep.points), 'point')} over {axes}; "
+          f"executor {args.executor}", file=sys.stderr, flush=True)
+    _warn([p.scenario for p in sweep.points])
     done = run_sweep(sweep, out, executor=args.executor, jobs=args.jobs, address=args.address,
                      save_runs=args.save_runs, sweep_file=str(args.sweep))
+    print(summary_table(sweep.points, done.summaries, axes=[a for a in sweep.axes if a != "seed"]))
+    print()
     print(f"points: {done.points} ({done.cached} cached, {done.computed} computed)")
     print(f"table:  {done.table}")
-    print(f"ccarena: done in {done.wall_s:.1f} s wall", file=sys.stderr)
+    print(f"ccarena: done in {clock.seconds():.1f} s wall", file=sys.stderr)
     return 0
 
 
-def _cmd_scorecard(args: argparse.Namespace) -> int:
+def _cmd_scorecard(args: argparse.Namespace, clock: CommandClock) -> int:
     from .errors import ScenarioError
     from .scorecard import run_scorecard
     from .scorecard.render import markdown
@@ -213,7 +236,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     done = run_scorecard(args.out, ccs=ccs, seeds=seeds, executor=args.executor, jobs=args.jobs, address=args.address)
     print(markdown(done.record))
     print(f"scorecard: {done.out / 'scorecard.md'} ({done.points} runs: {done.cached} cached, {done.computed} computed)")
-    print(f"ccarena: done in {done.wall_s:.1f} s wall", file=sys.stderr)
+    print(f"ccarena: done in {clock.seconds():.1f} s wall", file=sys.stderr)
     return 0
 
 
@@ -225,14 +248,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_ccs() -> int:
-    from . import _core
+def _cmd_ccs(args: argparse.Namespace) -> int:
+    from . import cc_catalog
 
-    print("\n".join(sorted(_core.cc_names())))
+    print(cc_catalog.overview() if args.name is None else cc_catalog.details(args.name))
     return 0
 
 
-def _cmd_reproduce(args: argparse.Namespace) -> int:
+def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
     from .errors import ScenarioError
     from .experiments import registry
 
@@ -265,7 +288,6 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         from .experiments.reproduce import check_live
 
         check_live([registry.get(n) for n in names], args.quick)
-    started = time.perf_counter()
     print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}{' with live runs' if args.live else ''}",
           file=sys.stderr, flush=True)
     done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live,
@@ -277,7 +299,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         print()
     if everything:
         print(f"index: {args.out / INDEX}")
-    print(f"ccarena: done in {time.perf_counter() - started:.1f} s wall", file=sys.stderr)
+    print(f"ccarena: done in {clock.seconds():.1f} s wall", file=sys.stderr)
     return 0
 
 
@@ -289,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     from . import signals
     from .errors import ScenarioError
 
+    # "done in" counts the whole command; for argv=None, the command is this process.
+    clock = CommandClock(whole_process=argv is None)
     debug = bool(os.environ.get("CCARENA_DEBUG"))
     restore_signals = signals.trap()
     try:
@@ -299,25 +323,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ccarena {__version__}")
             return 0
         if args.command == "run":
-            return _cmd_run(args)
+            return _cmd_run(args, clock)
         if args.command == "sweep":
-            return _cmd_sweep(args)
+            return _cmd_sweep(args, clock)
         if args.command == "scorecard":
-            return _cmd_scorecard(args)
+            return _cmd_scorecard(args, clock)
         if args.command == "report":
             return _cmd_report(args)
         if args.command == "ccs":
-            return _cmd_ccs()
+            return _cmd_ccs(args)
         if args.command in ("live", "compare"):
             from .live import cli as _live_cli
 
-            return (_live_cli.run_live_command if args.command == "live" else _live_cli.run_compare_command)(args)
+            return (_live_cli.run_live_command if args.command == "live" else _live_cli.run_compare_command)(args, clock)
         if args.command == "kernel":
             from .kernel.cli import run as _cmd_kernel
 
             return _cmd_kernel(args)
         if args.command == "reproduce":
-            return _cmd_reproduce(args)
+            return _cmd_reproduce(args, clock)
         _parser().print_help(sys.stderr)
         return EXIT_BAD_INPUT
     except _UsageError as err:

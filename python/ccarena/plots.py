@@ -7,17 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import units
+from .flow_groups import flow_groups
 
 if TYPE_CHECKING:
     from .results import Result
 
 #: Legends beyond this many flows are folded into columns.
 _LEGEND_ROWS = 8
-#: Up to this many lines are drawn one per flow; beyond, one line per
-#: [[flow]] entry (its flows' mean, with their min-max band), and beyond
-#: that many entries, one for all flows. Matplotlib draws a 10,000-line
-#: legend in minutes, and nobody can read it.
-_MAX_LINES = 16
 
 
 def plot_goodput(result: "Result", path: Path) -> None:
@@ -93,16 +89,15 @@ def aqm_references(bn: dict) -> list[tuple[float, str, str]]:
 
 
 def _line_groups(result: "Result") -> list[tuple[str, list[int]]]:
-    """(legend label, flow indices) of each line of the goodput panel."""
+    """(legend label, flow indices) of each line of the goodput panel: one
+    per flow, or per group of flows (flow_groups.py)."""
     labels = result.scenario.flow_labels
-    if len(labels) <= _MAX_LINES:
+    groups = flow_groups(result.scenario)
+    if groups is None:
         return [(label, [i]) for i, label in enumerate(labels)]
     entries = result.scenario.human["flow"]
-    if len(entries) > _MAX_LINES:
-        return [(f"all {len(labels)} flows", list(range(len(labels))))]
-    groups, first = [], 0
-    for k, entry in enumerate(entries):
-        count = int(entry.get("count", 1))
-        groups.append((f"flow[{k}]: {entry['cc']}, {entry['rtt']} x {count}", list(range(first, first + count))))
-        first += count
-    return groups
+    return [
+        (f"all {len(g.flows)} flows" if g.entry is None
+         else f"flow[{g.entry}]: {entries[g.entry]['cc']}, {entries[g.entry]['rtt']} x {len(g.flows)}", g.flows)
+        for g in groups
+    ]

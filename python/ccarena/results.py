@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import metrics, tables
+from .flow_groups import Group, flow_groups
 from .rundir import atomic_dir
 from .scenario import ResolvedScenario
 
@@ -72,21 +73,14 @@ class Result:
         (directory / SCENARIO).write_text(scenario_toml(self.scenario), encoding="utf-8")
 
     def table(self) -> str:
-        """The per-flow table and headline figures, as the CLI prints them."""
+        """The per-flow table and headline figures, as the CLI prints them:
+        a row per flow, or beyond flow_groups.MAX_SHOWN flows a row per
+        ``[[flow]]`` entry (as the plot draws them)."""
         s = self.summary
-        rows = [("flow", "cc", "rtt", "goodput Mbit/s", "share", "retransmits")]
-        for f in s["flows"]:
-            rows.append(
-                (
-                    str(f["index"]),
-                    f["cc"],
-                    f"{f['rtt_ms']:g} ms",
-                    f"{f['goodput_mbps']:.2f}",
-                    "n/a" if f["share"] is None else f"{100 * f['share']:.1f}%",
-                    str(f["retransmits"]),
-                )
-            )
+        groups = flow_groups(self.scenario)
+        rows = _flow_rows(s["flows"]) if groups is None else _group_rows(s["flows"], groups)
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+        # Text columns (flow or entry, cc, rtt) to the left, numbers to the right.
         lines = ["  ".join(cell.rjust(w) if c >= 3 else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths)))
                  for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
@@ -104,6 +98,41 @@ class Result:
             f"p95 {num(q['p95'], '.2f')}, p99 {num(q['p99'], '.2f')}; drops {s['drops']}",
         ]
         return "\n".join(lines)
+
+
+def _share(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _flow_rows(flows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    rows = [("flow", "cc", "rtt", "goodput Mbit/s", "share", "retransmits")]
+    for f in flows:
+        rows.append((str(f["index"]), f["cc"], f"{f['rtt_ms']:g} ms", f"{f['goodput_mbps']:.2f}",
+                     _share(f["share"]), str(f["retransmits"])))
+    return rows
+
+
+def _group_rows(flows: list[dict[str, Any]], groups: list[Group]) -> list[tuple[str, ...]]:
+    """A row per group of flows: how many, their goodput (mean, min-max),
+    the group's share of the total and its retransmits."""
+    rows = [("entry", "cc", "rtt", "flows", "mean Mbit/s", "min-max Mbit/s", "share", "retransmits")]
+    for g in groups:
+        members = [flows[i] for i in g.flows]
+        goodput = [f["goodput_mbps"] for f in members]
+        shares = [f["share"] for f in members]
+        ccs = sorted({f["cc"] for f in members})
+        rtts = sorted({f["rtt_ms"] for f in members})
+        rows.append((
+            "all" if g.entry is None else f"flow[{g.entry}]",
+            ccs[0] if len(ccs) == 1 else "mixed",
+            f"{rtts[0]:g} ms" if len(rtts) == 1 else f"{rtts[0]:g}-{rtts[-1]:g} ms",
+            str(len(members)),
+            f"{sum(goodput) / len(goodput):.2f}",
+            f"{min(goodput):.2f}-{max(goodput):.2f}",
+            "n/a" if None in shares else _share(sum(shares)),
+            str(sum(f["retransmits"] for f in members)),
+        ))
+    return rows
 
 
 def scenario_toml(scenario: ResolvedScenario) -> str:

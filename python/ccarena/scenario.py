@@ -26,7 +26,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from . import units
 from .errors import ScenarioError
-from .scenario_aqm import Codel, FqCodel, Pie, resolve_mark_threshold, resolve_tables
+from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
 from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
 
 # --------------------------------------------------------------------------
@@ -149,6 +149,14 @@ ParamKind = Literal["time", "fraction", "integer"]
 
 #: Unit suffixes of parameter names.
 PARAM_SUFFIXES: dict[str, Literal["time", "fraction"]] = {"_us": "time", "_ppm": "fraction"}
+#: A parameter's value is a u64 in its table's unit (us, ppm or plain).
+PARAM_BITS = 64
+#: How a scenario gives each kind of parameter (`ccarena ccs`).
+PARAM_UNITS: dict[ParamKind, str] = {
+    "time": 'time (us resolution), e.g. "3ms"',
+    "fraction": 'fraction (ppm resolution), e.g. 0.01 or "1%"',
+    "integer": "integer",
+}
 
 
 @dataclass(frozen=True)
@@ -173,9 +181,18 @@ class ParamSpec:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise units.UnitError(f"expected a non-negative integer, got {value!r}")
             raw = value
-        if raw >= 1 << 64:
-            raise units.UnitError(f"{value!r} is too large (the parameter is a u64)")
+        if raw >= 1 << PARAM_BITS:
+            raise units.UnitError(f"{value!r} is too large (the parameter is a u{PARAM_BITS})")
         return raw
+
+    def limits(self) -> str:
+        """What :meth:`parse` accepts, in words."""
+        top = f"2^{PARAM_BITS}-1"
+        if self.kind == "time":
+            return f"0 to {top} us, whole us"
+        if self.kind == "fraction":
+            return f"0 to {top} ppm, whole ppm (0.000001)"
+        return f"0 to {top}"
 
     def human(self, raw: int) -> str | float | int:
         """The C table's integer in the scenario's units ("3ms", 0.01, 1)."""
@@ -372,6 +389,11 @@ class ResolvedScenario:
         if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
             doc["bottleneck"]["trace"] = str((self.base_dir / trace).resolve())
         return doc
+
+    def warnings(self) -> list[str]:
+        """What the scenario asks for and does not get, as
+        ``field: problem`` lines; the CLI prints them, nothing fails."""
+        return [w for w in (mark_threshold_warning(self.config),) if w]
 
     @property
     def flow_labels(self) -> list[str]:

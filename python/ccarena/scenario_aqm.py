@@ -8,6 +8,7 @@ the control laws. docs/scenario-format.md is the reference.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -125,3 +126,14 @@ def resolve_mark_threshold(text: str | None, aqm: str, size: Any) -> dict[str, i
             path, f"{text!r} is not packets (\"20pkt\"), a size (\"30KB\", \"0.5BDP\") or a time (\"1ms\")"
         ) from None
     return {"bytes": size(path, text)}
+
+
+def mark_threshold_warning(config: Mapping[str, Any]) -> str | None:
+    """A step marker only marks: with no ECN-capable flow it does nothing,
+    and the run is a plain droptail FIFO. Not an error (a sweep may turn
+    ECN on and off), but worth a line: the scenario asked for something
+    it does not get."""
+    if "mark_threshold" not in config["bottleneck"] or any(f.get("ecn", "off") != "off" for f in config["flows"]):
+        return None
+    return ("bottleneck.mark_threshold: no flow is ECN-capable, so the step marker marks nothing and the link "
+            "is a plain droptail FIFO (set ecn = true on a [[flow]])")

@@ -209,3 +209,8 @@ def fraction_to_ppm(fraction: Decimal, text: object) -> int:
 def format_fraction(ppm: int) -> float:
     """ppm -> the ratio as a number (10000 -> 0.01)."""
     return ppm / PPM
+
+
+def plural(n: int, noun: str) -> str:
+    """``"1 flow"``, ``"2 flows"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

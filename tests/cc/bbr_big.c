@@ -137,6 +137,8 @@ static const struct bbr_hooks bbr_hooks = {
 	.recover_or_restore = big_recover_or_restore,
 };
 
+CCA_DESCRIPTION(bbr_big,
+	"test-only: Linux BBR with an extended state and every hook set, for the contract tests");
 CCA_PARAMS(bbr_big, BBR_CORE_PARAM_DEFS);
 
 BBR_CORE_REGISTER(bbr_big);

@@ -51,6 +51,15 @@ pub(crate) struct RawParam {
     pub(crate) dflt: u64,
 }
 
+/// One algorithm of the generated registry: its C tables.
+struct Registered {
+    name: &'static str,
+    raw: &'static RawOps,
+    params: *const RawParam,
+    /// CCA_DESCRIPTION's NUL-terminated string.
+    description: *const c_char,
+}
+
 include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 
 /// One tunable of an algorithm: its scenario key and default value. The
@@ -68,6 +77,13 @@ pub struct CongestionOps {
     name: &'static str,
     raw: &'static RawOps,
     params: *const RawParam,
+    description: *const c_char,
+}
+
+impl From<Registered> for CongestionOps {
+    fn from(r: Registered) -> Self {
+        CongestionOps { name: r.name, raw: r.raw, params: r.params, description: r.description }
+    }
 }
 
 // SAFETY: the tables are immutable C statics; the callbacks keep all state
@@ -83,14 +99,7 @@ impl std::fmt::Debug for CongestionOps {
 
 /// The algorithm called `name` ("reno", "cubic", "bbr", ...).
 pub fn lookup(name: &str) -> Option<CongestionOps> {
-    registry()
-        .into_iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(name, raw, params)| CongestionOps {
-            name,
-            raw,
-            params,
-        })
+    registry().into_iter().find(|r| r.name == name).map(CongestionOps::from)
 }
 
 /// A test-only derivative of `tests/cc/<name>.c` (a check of bbr_core.h's
@@ -98,15 +107,12 @@ pub fn lookup(name: &str) -> Option<CongestionOps> {
 /// know it, so no scenario can name it).
 #[doc(hidden)]
 pub fn lookup_test_only(name: &str) -> Option<CongestionOps> {
-    test_only_registry()
-        .into_iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(name, raw, params)| CongestionOps { name, raw, params })
+    test_only_registry().into_iter().find(|r| r.name == name).map(CongestionOps::from)
 }
 
 /// Every algorithm's name, sorted.
 pub fn names() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = registry().iter().map(|(n, _, _)| *n).collect();
+    let mut v: Vec<&'static str> = registry().iter().map(|r| r.name).collect();
     v.sort_unstable();
     v
 }
@@ -119,6 +125,14 @@ impl CongestionOps {
     /// The registry name (the file stem of `cc/<name>.c`).
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Its one-line description (CCA_DESCRIPTION next to its parameter
+    /// table in `cc/<name>.c`).
+    pub fn description(&self) -> &'static str {
+        // SAFETY: CCA_DESCRIPTION defines a static NUL-terminated array
+        // from a string literal; the build checks it is 1-100 characters.
+        unsafe { CStr::from_ptr(self.description) }.to_str().expect("descriptions are UTF-8")
     }
 
     /// Does the algorithm take over cwnd/pacing on every ACK
@@ -266,6 +280,15 @@ mod tests {
             let c = unsafe { CStr::from_ptr(ops.raw.name.as_ptr()) };
             assert_eq!(c.to_str().unwrap(), n);
         }
+    }
+
+    #[test]
+    fn every_algorithm_has_a_one_line_description() {
+        for n in names() {
+            let d = lookup(n).unwrap().description();
+            assert!(!d.is_empty() && d.len() <= 100 && !d.contains('\n'), "{n}: {d:?}");
+        }
+        assert!(lookup_test_only("bbr_big").unwrap().description().starts_with("test-only"));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! Around every engine call the glue (see [`engine_call`]):
 //! - releases the GIL, and every `STOP_POLL_EVENTS` events takes it back
 //!   for a moment to run Python's signal handlers, so that Ctrl-C stops a
-//!   run (KeyboardInterrupt) instead of waiting for its end;
+//!   run (KeyboardInterrupt) instead of waiting for its end, and, when
+//!   asked, to hand the simulated time to a Python progress callback;
 //! - turns a panic into [`EngineCrash`] (a RuntimeError carrying the panic
 //!   message and where it happened) instead of PyO3's PanicException (a
 //!   BaseException), and keeps the default panic hook's print off stderr
@@ -42,12 +43,23 @@ create_exception!(
 /// configuration is rejected, `KeyboardInterrupt` (or whatever a signal
 /// handler raised) if a signal stopped the run, and `EngineCrash` if the
 /// engine panicked.
+///
+/// `progress`, if given, is called as `progress(now_ns)` with the simulated
+/// time every `STOP_POLL_EVENTS` events (every few ms of wall time), when
+/// the glue holds the GIL for the signal check anyway; an exception it
+/// raises stops the run as a signal handler's would. It sees the clock
+/// only, so the run is the same with or without it.
 #[pyfunction]
-#[pyo3(signature = (config_json, series = true))]
-fn simulate<'py>(py: Python<'py>, config_json: &str, series: bool) -> PyResult<Bound<'py, PyTuple>> {
+#[pyo3(signature = (config_json, series = true, progress = None))]
+fn simulate<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    series: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyTuple>> {
     let config = parse(config_json)?;
     // Ok(None) from the engine (stopped) becomes None: engine_call's interrupt.
-    let result = engine_call(py, |should_stop| sim::run_with(&config, should_stop).transpose())?
+    let result = engine_call(py, progress, |should_stop| sim::run_with(&config, should_stop).transpose())?
         .map_err(PyValueError::new_err)?;
     let counters = Counters { flows: &result.flows, link: &result.link, events: result.events };
     let counters = serde_json::to_string(&counters)
@@ -104,7 +116,7 @@ fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 /// would, so that the front end's handling of `EngineCrash` can be tested.
 #[pyfunction]
 fn _crash_for_test(py: Python<'_>) -> PyResult<()> {
-    engine_call(py, |_| -> Option<()> { panic!("deliberate crash for a test (_core._crash_for_test)") })
+    engine_call(py, None, |_| -> Option<()> { panic!("deliberate crash for a test (_core._crash_for_test)") })
 }
 
 /// Names of the congestion controls compiled into the simulator.
@@ -120,6 +132,15 @@ fn cc_params(name: &str) -> PyResult<Vec<(&'static str, u64)>> {
     let ops = cc_native::lookup(name)
         .ok_or_else(|| PyValueError::new_err(format!("unknown congestion control '{name}'")))?;
     Ok(ops.params().into_iter().map(|p| (p.name, p.default)).collect())
+}
+
+/// The one-line description of congestion control `name` (CCA_DESCRIPTION
+/// in `cc/<name>.c`).
+#[pyfunction]
+fn cc_description(name: &str) -> PyResult<&'static str> {
+    cc_native::lookup(name)
+        .map(|ops| ops.description())
+        .ok_or_else(|| PyValueError::new_err(format!("unknown congestion control '{name}'")))
 }
 
 /// Version of the native engine (the workspace version).
@@ -140,20 +161,31 @@ fn parse(config_json: &str) -> PyResult<sim::config::SimConfig> {
 }
 
 /// Runs `work` without the GIL, giving it a stop hook that runs Python's
-/// signal handlers; a panic becomes [`EngineCrash`], a signal handler's
-/// exception (KeyboardInterrupt) is raised once the engine has stopped.
+/// signal handlers and then `progress(now_ns)` if given; a panic becomes
+/// [`EngineCrash`], a signal handler's (or the callback's) exception
+/// (KeyboardInterrupt) is raised once the engine has stopped.
 fn engine_call<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce(&mut dyn FnMut() -> bool) -> Option<T> + Send,
+    progress: Option<Py<PyAny>>,
+    work: impl FnOnce(&mut dyn FnMut(u64) -> bool) -> Option<T> + Send,
 ) -> PyResult<T> {
     install_quiet_panic_hook();
     let mut interrupt: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
-        let mut should_stop = || match Python::with_gil(|py| py.check_signals()) {
-            Ok(()) => false,
-            Err(e) => {
-                interrupt = Some(e);
-                true
+        let mut should_stop = |now_ns: u64| {
+            let checked = Python::with_gil(|py| {
+                py.check_signals()?;
+                match &progress {
+                    Some(callback) => callback.call1(py, (now_ns,)).map(drop),
+                    None => Ok(()),
+                }
+            });
+            match checked {
+                Ok(()) => false,
+                Err(e) => {
+                    interrupt = Some(e);
+                    true
+                }
             }
         };
         IN_ENGINE.with(|f| f.set(true));
@@ -213,6 +245,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(cc_names, m)?)?;
     m.add_function(wrap_pyfunction!(cc_params, m)?)?;
+    m.add_function(wrap_pyfunction!(cc_description, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build_id, m)?)?;
     m.add("EngineCrash", m.py().get_type::<EngineCrash>())?;

@@ -36,6 +36,8 @@ use crate::telemetry::{FlowCounters, FlowSnapshot, Recorder};
 /// for 10,000 flows at 10 Gbit/s (2-2.5M events/s); so a Ctrl-C is seen
 /// within a few ms, while the hook's cost (the GIL and a signal check,
 /// ~1 µs) stays below 0.1%.
+/// The same hook carries the simulated time out, for a progress bar: a
+/// read of the clock every few ms of wall time, at no extra cost.
 pub const STOP_POLL_EVENTS: u64 = 1 << 14;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -173,25 +175,26 @@ impl Simulation {
 
     /// Runs to the configured duration and returns the results.
     pub fn run(self) -> SimResult {
-        self.run_with(&mut || false).expect("never asked to stop")
+        self.run_with(&mut |_| false).expect("never asked to stop")
     }
 
-    /// Runs to the configured duration, calling `should_stop` every
-    /// [`STOP_POLL_EVENTS`] events; None if it returned true (the run is
-    /// abandoned). The hook sees nothing of the simulation and changes
-    /// nothing in it: a run it lets finish is the run [`Self::run`] gives.
-    pub fn run_with(mut self, should_stop: &mut dyn FnMut() -> bool) -> Option<SimResult> {
+    /// Runs to the configured duration, calling `should_stop(now_ns)` with
+    /// the simulated time every [`STOP_POLL_EVENTS`] events; None if it
+    /// returned true (the run is abandoned). The hook sees nothing of the
+    /// simulation but its clock and changes nothing in it: a run it lets
+    /// finish is the run [`Self::run`] gives.
+    pub fn run_with(mut self, should_stop: &mut dyn FnMut(u64) -> bool) -> Option<SimResult> {
         self.advance(should_stop).then(|| self.finish())
     }
 
     /// Processes every event up to the end of the run and closes the
     /// measurement window; false if `should_stop` ended it early.
-    fn advance(&mut self, should_stop: &mut dyn FnMut() -> bool) -> bool {
+    fn advance(&mut self, should_stop: &mut dyn FnMut(u64) -> bool) -> bool {
         let end = self.cfg.duration_ns;
         while let Some((t, ev)) = self.events.pop_until(end) {
             self.now_ns = t;
             self.dispatch(ev);
-            if self.events.processed().is_multiple_of(STOP_POLL_EVENTS) && should_stop() {
+            if self.events.processed().is_multiple_of(STOP_POLL_EVENTS) && should_stop(self.now_ns) {
                 return false;
             }
         }
@@ -509,7 +512,7 @@ mod tests {
         for (name, cfg) in examples() {
             crate::validate(&cfg).unwrap();
             let mut sim = Simulation::new(cfg);
-            assert!(sim.advance(&mut || false));
+            assert!(sim.advance(&mut |_| false));
             let r = sim.finish();
             let sojourn = sim.link.sojourn_window();
             assert!(sojourn.is_binned(), "{name}: enough samples to leave the exact regime");

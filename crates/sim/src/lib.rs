@@ -42,11 +42,12 @@ pub fn run(cfg: &SimConfig) -> Result<SimResult, String> {
     Ok(event_loop::Simulation::new(cfg.clone()).run())
 }
 
-/// Validates and runs one scenario, asking `should_stop` every
+/// Validates and runs one scenario, asking `should_stop(now_ns)` every
 /// [`event_loop::STOP_POLL_EVENTS`] events whether to give up (e.g. on
-/// Ctrl-C). `Ok(None)` if it did; the hook cannot change the result of a
-/// run it lets finish.
-pub fn run_with(cfg: &SimConfig, should_stop: &mut dyn FnMut() -> bool) -> Result<Option<SimResult>, String> {
+/// Ctrl-C); `now_ns` is the simulated time, for a progress report.
+/// `Ok(None)` if it did; the hook cannot change the result of a run it
+/// lets finish.
+pub fn run_with(cfg: &SimConfig, should_stop: &mut dyn FnMut(u64) -> bool) -> Result<Option<SimResult>, String> {
     validate(cfg)?;
     Ok(event_loop::Simulation::new(cfg.clone()).run_with(should_stop))
 }

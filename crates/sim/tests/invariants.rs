@@ -96,8 +96,10 @@ fn a_stop_hook_that_never_stops_changes_nothing_and_one_that_does_stops_the_run(
             continue; // too short to be polled twice
         }
         let mut polls = 0u64;
-        let hooked = sim::run_with(&cfg, &mut || {
+        let mut clock = Vec::new();
+        let hooked = sim::run_with(&cfg, &mut |now_ns| {
             polls += 1;
+            clock.push(now_ns);
             false
         })
         .unwrap()
@@ -106,9 +108,12 @@ fn a_stop_hook_that_never_stops_changes_nothing_and_one_that_does_stops_the_run(
         assert!(json(&plain) == json(&hooked), "the hook changed the run of {cfg:?}");
         // Polled once every STOP_POLL_EVENTS events.
         assert_eq!(polls, hooked.events / poll);
+        // With the simulated time (for progress): never backwards, within the run.
+        assert!(clock.windows(2).all(|w| w[0] <= w[1]), "{clock:?}");
+        assert!(clock.iter().all(|&t| t <= cfg.duration_ns) && clock[0] > 0, "{clock:?}");
         // Stopping at the first poll abandons the run.
         let mut asked = 0;
-        let stopped = sim::run_with(&cfg, &mut || {
+        let stopped = sim::run_with(&cfg, &mut |_| {
             asked += 1;
             true
         });
@@ -119,7 +124,7 @@ fn a_stop_hook_that_never_stops_changes_nothing_and_one_that_does_stops_the_run(
     // A rejected scenario never starts.
     let mut bad = busy_mix().remove(0);
     bad.flows.clear();
-    assert!(sim::run_with(&bad, &mut || panic!("not polled")).unwrap_err().starts_with("flow:"));
+    assert!(sim::run_with(&bad, &mut |_| panic!("not polled")).unwrap_err().starts_with("flow:"));
 }
 
 #[test]

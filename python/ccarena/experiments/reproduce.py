@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..progress import Progress
 from ..rundir import atomic_dir, check_owned_file, check_target, first_line, kind_of, open_container, write_file_atomic
 from . import registry, report, runner
 from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result
@@ -30,19 +31,21 @@ RESULTS = "results.json"
 INDEX = "index.md"
 
 
-def stderr_progress(done: int, total: int, key: str, wall_s: float) -> None:
-    width = len(str(total))
-    print(f"ccarena: [{done:>{width}}/{total}] {key}  {wall_s:.2f} s", file=sys.stderr, flush=True)
-
-
 def run_experiments(
-    experiments: Sequence[Experiment], *, quick: bool, jobs: int | None = None, progress: runner.Progress | None = None
+    experiments: Sequence[Experiment], *, quick: bool, jobs: int | None = None,
+    progress: runner.Progress | bool | None = None,
 ) -> dict[str, dict[str, Outcome]]:
-    """Simulate every run of every experiment; outcomes per experiment, by run key."""
+    """Simulate every run of every experiment; outcomes per experiment, by
+    run key. ``progress``: a callback per finished run, or True for a bar
+    over all the runs (ccarena.progress: ``experiment/run`` of N)."""
     specs = []
     for exp in experiments:
         specs += [dataclasses.replace(s, key=f"{exp.name}/{s.key}") for s in exp.specs(quick)]
-    outcomes = runner.execute(specs, jobs=jobs, progress=progress)
+    if progress is True:
+        with Progress(len(specs), what="reproduce", unit="run", log=True) as bar:
+            outcomes = runner.execute(specs, jobs=jobs, progress=lambda _done, _total, key, _wall: bar.advance(key))
+    else:
+        outcomes = runner.execute(specs, jobs=jobs, progress=progress or None)
     per_experiment: dict[str, dict[str, Outcome]] = {exp.name: {} for exp in experiments}
     for key, outcome in outcomes.items():
         name, _, run_key = key.partition("/")
@@ -139,7 +142,7 @@ def reproduce(
     index: bool = False,
     live: bool = False,
     live_wait: float | None = None,
-    progress: runner.Progress | None = stderr_progress,
+    progress: runner.Progress | bool | None = True,
 ) -> list[tuple[Experiment, Report]]:
     """Run, analyse and write the named experiments under ``out``; with
     ``index``, also ``out/index.md``; with ``live``, also their live runs

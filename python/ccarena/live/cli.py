@@ -14,8 +14,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..command_clock import CommandClock
 
 
 def _scenario_args(parser: argparse.ArgumentParser, out_help: str) -> None:
@@ -74,7 +77,7 @@ def _overrides(args: argparse.Namespace):
     return [parse_override(item) for item in args.overrides]
 
 
-def run_live_command(args: argparse.Namespace) -> int:
+def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
     from ..errors import ScenarioError
 
     if args.live_command == "cleanup":
@@ -83,14 +86,17 @@ def run_live_command(args: argparse.Namespace) -> int:
         return _capacity(args.measure, args.wait)
     if args.live_command != "run":
         raise ScenarioError("live", "expected `live run SCENARIO.toml`, `live cleanup` or `live capacity`")
+    from ..units import plural
     from .engine import load_live_scenario, run_live
 
     scenario = load_live_scenario(args.scenario, _overrides(args), bottleneck=args.bottleneck)
     out = args.out if args.out is not None else Path("runs") / f"{scenario.name}-live"
     cfg = scenario.config
-    started = time.perf_counter()
+    for line in scenario.warnings():
+        _log(f"ccarena: warning: {line}")
     result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, wait=args.wait, announce=(
-        f"ccarena: live run of {args.scenario} ({len(cfg['flows'])} flows, {cfg['duration_ns'] / 1e9:g} s of real traffic)"))
+        f"ccarena: live run of {args.scenario} ({plural(len(cfg['flows']), 'flow')}, "
+        f"{cfg['duration_ns'] / 1e9:g} s of real traffic)"))
     print(result.table())
     print()
     dl = result.summary["live"]["delay_line"]
@@ -105,7 +111,7 @@ def run_live_command(args: argparse.Namespace) -> int:
     print(f"summary:    {out / 'summary.json'}")
     print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
     print(f"plot:       {out / 'goodput.png'}")
-    _log(f"ccarena: done in {time.perf_counter() - started:.1f} s wall")
+    _log(f"ccarena: done in {clock.seconds():.1f} s wall")
     return 0
 
 
@@ -156,16 +162,20 @@ def _capacity(measure: bool, wait: float | None) -> int:
     return 0
 
 
-def run_compare_command(args: argparse.Namespace) -> int:
+def run_compare_command(args: argparse.Namespace, clock: CommandClock) -> int:
+    from ..units import plural
     from .compare import compare, load_both, table
 
     sim_scenario, _ = load_both(args.scenario, _overrides(args), args.bottleneck)  # bad input fails here
     out = args.out if args.out is not None else Path("runs") / f"{sim_scenario.name}-compare"
     cfg = sim_scenario.config
+    for line in sim_scenario.warnings():
+        _log(f"ccarena: warning: {line}")
     sim, live = compare(args.scenario, _overrides(args), out=out, bottleneck=args.bottleneck, wait=args.wait, announce=(
-        f"ccarena: comparing sim and live on {args.scenario} ({len(cfg['flows'])} flows, "
+        f"ccarena: comparing sim and live on {args.scenario} ({plural(len(cfg['flows']), 'flow')}, "
         f"{cfg['duration_ns'] / 1e9:g} s live)"))
     print(table(sim, live))
     print()
     print(f"runs: {out / 'sim'}, {out / 'live'}")
+    _log(f"ccarena: done in {clock.seconds():.1f} s wall")
     return 0

@@ -20,6 +20,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from .. import progress
 from ..errors import ScenarioError
 from ..results import Result
 from ..rundir import check_target
@@ -297,14 +298,15 @@ def host_capacity(binary: Path, log: Callable[[str], None], remeasure: bool = Fa
     if record is None:
         log(f"ccarena: measuring what this host carries through the live testbed (once, ~7 s; "
             f"cached in {capacity.cache_path()})")
-        measured = _execute(load_live_scenario(capacity.SCENARIO), "kernel", binary)
+        measured = _execute(load_live_scenario(capacity.SCENARIO), "kernel", binary, what="measuring this host")
         record = capacity.store(binary, measured.summary)
     return record
 
 
-def _execute(scenario: ResolvedScenario, mode: str, binary: Path) -> Result:
+def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "live traffic") -> Result:
     """One run on a fresh testbed (the lock is held): set up, run, tear
-    down; the Result, not yet saved."""
+    down; the Result, not yet saved. While the traffic runs, a bar of its
+    seconds (``what``) at a terminal (ccarena.progress)."""
     cfg = scenario.config
     flows = cfg["flows"]
     names = testbed.Names.for_prefix(run_prefix())
@@ -356,7 +358,8 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path) -> Result:
         receiver.send(str(t0))
         sender.send(str(t0))
         deadline = time.monotonic() + (_START_LEAD_NS + cfg["duration_ns"]) / 1e9 + 20
-        rx_doc = json.loads(receiver.next_line(deadline))
+        with progress.seconds(cfg["duration_ns"] / 1e9, what) as bar, progress.WallClockTicker(bar, t0 / 1e9):
+            rx_doc = json.loads(receiver.next_line(deadline))
         tx_doc = json.loads(sender.next_line(deadline + DRAIN_S))  # after the network drained
         receiver.send("end")
         rx_doc.update(json.loads(receiver.next_line(time.monotonic() + 5)))

@@ -8,7 +8,9 @@ computes only what is missing, and adding an algorithm runs only its
 points — and they run on local cores or a Ray cluster.
 
 ``DIR/scorecard.json`` is the record (criteria, per algorithm and
-criterion the per-seed values, mean, interval and rank, the overall
+criterion the per-seed values, mean, the 95% interval's half-width
+``ci95`` (what ranking uses), that ``interval`` cut to the values the
+criterion can take (what the figure draws), and rank; the overall
 ranking); ``scorecard.md`` and ``scorecard.png`` (small multiples, one
 panel per criterion) are renderings of it, as is the scorecard section
 of ``ccarena report``.
@@ -24,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
-from ..stats import mean_ci95
+from ..progress import Progress
+from ..stats import clipped_interval, mean_ci95
 from . import battery
 
 DEFAULT_SEEDS = (1, 2, 3, 4, 5)
@@ -90,15 +93,24 @@ def run_scorecard(
     started = time.perf_counter()
     rows: dict[str, list[dict[str, Any]]] = {}
     points = cached = computed = 0
-    for name, sweep in sweeps.items():
-        import pyarrow.parquet as pq
+    # One bar over every family's runs, named by the family running.
+    total = sum(len(sweep.points) for sweep in sweeps.values())
+    bar = Progress(total, what="scorecard", unit="run", log=True) if progress else None
+    try:
+        for name, sweep in sweeps.items():
+            import pyarrow.parquet as pq
 
-        done = run_sweep(sweep, out / "sweeps" / name, executor=executor, jobs=jobs, address=address,
-                         progress=progress)
-        rows[name] = pq.read_table(done.table).to_pylist()
-        points += done.points
-        cached += done.cached
-        computed += done.computed
+            if bar is not None:
+                bar.set_what(f"scorecard {name}")
+            done = run_sweep(sweep, out / "sweeps" / name, executor=executor, jobs=jobs, address=address,
+                             progress=bar if bar is not None else False)
+            rows[name] = pq.read_table(done.table).to_pylist()
+            points += done.points
+            cached += done.cached
+            computed += done.computed
+    finally:
+        if bar is not None:
+            bar.close()
     record = score(rows, ccs, list(seeds))
     write_outputs(out, record)
     return ScorecardDone(out, record, points, cached, computed, time.perf_counter() - started)
@@ -113,7 +125,9 @@ def score(rows: dict[str, list[dict[str, Any]]], ccs: Sequence[str], seeds: Sequ
         for cc in ccs:
             per_seed = [float(crit.value(battery.rows_of(rows[crit.family], cc, s))) for s in seeds]
             mean, ci = mean_ci95(per_seed)
-            entries[cc] = {"values": [_clean(v) for v in per_seed], "mean": _clean(mean), "ci95": _clean(ci)}
+            interval = clipped_interval(mean, ci, crit.bounds)
+            entries[cc] = {"values": [_clean(v) for v in per_seed], "mean": _clean(mean), "ci95": _clean(ci),
+                           "interval": None if interval is None else [_clean(x) for x in interval]}
         order = sorted(ccs, key=lambda c: (entries[c]["mean"] is None, -crit.better * (entries[c]["mean"] or 0.0), c))
         for cc, r in rank(order, entries, crit.resolution).items():
             entries[cc]["rank"] = r

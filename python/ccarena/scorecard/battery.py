@@ -127,18 +127,22 @@ class Criterion:
     #: Differences below this are practically equal (they tie in the
     #: ranking, as do means within their 95% intervals): see ranking.
     resolution: float
+    #: The values the quantity can take (None: unbounded): a drawn
+    #: interval is clipped to them. Student t over 2 seeds is wide, and a
+    #: delay's bar reaching below 0 ms says nothing.
+    bounds: tuple[float | None, float | None] = (0.0, None)
 
 
 CRITERIA: tuple[Criterion, ...] = (
     Criterion("rtt_fairness", "RTT fairness (Jain)", +1, "", "rtt",
               lambda rows: _mean([r["jain"] for r in rows]),
-              "Jain's index of two flows of the algorithm, mean over the five RTT pairs", 0.01),
+              "Jain's index of two flows of the algorithm, mean over the five RTT pairs", 0.01, (0.0, 1.0)),
     Criterion("cubic_fairness", "fairness vs CUBIC (Jain)", +1, "", "cubic",
               lambda rows: _mean([r["jain"] for r in rows]),
-              "Jain's index against one CUBIC flow (40 ms each), mean over buffers of 0.5-8 BDP", 0.01),
+              "Jain's index against one CUBIC flow (40 ms each), mean over buffers of 0.5-8 BDP", 0.01, (0.0, 1.0)),
     Criterion("utilization", "utilisation", +1, "%", "rtt",
               lambda rows: 100 * _mean([r["utilization"] for r in rows]),
-              "bottleneck utilisation, mean over the RTT pairs", 0.5),
+              "bottleneck utilisation, mean over the RTT pairs", 0.5, (0.0, 100.0)),
     Criterion("queue_delay", "queueing delay p95", -1, "ms", "rtt",
               lambda rows: _mean([r["queue_delay_ms.p95"] for r in rows]),
               "95th percentile of the queueing delay, mean over the RTT pairs (2-BDP buffer)", 2.0),
@@ -153,13 +157,14 @@ CRITERIA: tuple[Criterion, ...] = (
               "seconds from the second flow's stop until the first carries >= 90% of the earlier total for 2 s", 0.5),
     Criterion("random_loss", "utilisation under 1% loss", +1, "%", "single",
               lambda rows: 100 * rows[0]["utilization"],
-              "utilisation of one flow with 1% random loss, 1-BDP buffer", 1.0),
+              "utilisation of one flow with 1% random loss, 1-BDP buffer", 1.0, (0.0, 100.0)),
     Criterion("fq_codel", "utilisation behind FQ-CoDel", +1, "%", "fq_codel",
               lambda rows: 100 * rows[0]["utilization"],
-              "utilisation of a 10 ms and a 50 ms flow behind fq_codel", 0.5),
+              "utilisation of a 10 ms and a 50 ms flow behind fq_codel", 0.5, (0.0, 100.0)),
     Criterion("cheating", "latency-cheating gain", -1, "pp", "rtt",
               lambda rows: 100 * (_pair(rows, CHEAT_PAIR)["flow.1.share"] - 0.5),
-              "share above 50% a 10 ms flow gains by adding 40 ms to its own path (BBQ paper, Fig. 7)", 1.0),
+              "share above 50% a 10 ms flow gains by adding 40 ms to its own path (BBQ paper, Fig. 7)", 1.0,
+              (-50.0, 50.0)),
 )
 
 

@@ -69,10 +69,13 @@ def figure(record: dict[str, Any], path: Path) -> None:
     nrows = (len(crits) + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(3.4 * cols, 3.1 * nrows), dpi=100, squeeze=False)
     for ax, c in zip(axes.flat, crits):
-        means = [c["scores"][cc]["mean"] for cc in order]
-        cis = [c["scores"][cc]["ci95"] or 0.0 for cc in order]
+        means = [c["scores"][cc]["mean"] or 0.0 for cc in order]
+        # The interval as the record cuts it to the criterion's range (no
+        # delay below 0 ms): whiskers below and above each mean.
+        spans = [c["scores"][cc].get("interval") or (m, m) for cc, m in zip(order, means)]
+        errors = [[m - lo for m, (lo, _) in zip(means, spans)], [hi - m for m, (_, hi) in zip(means, spans)]]
         y = range(len(order))
-        ax.barh(list(y), [m if m is not None else 0.0 for m in means], xerr=cis, color="#4c72b0", capsize=2)
+        ax.barh(list(y), means, xerr=errors, color="#4c72b0", capsize=2)
         ax.set_yticks(list(y), order, fontsize=8)
         ax.invert_yaxis()
         arrow = "higher better" if c["better"] == "higher" else "lower better"
@@ -82,7 +85,8 @@ def figure(record: dict[str, Any], path: Path) -> None:
             ax.set_xlabel(c["unit"], fontsize=8)
     for ax in list(axes.flat)[len(crits):]:
         ax.axis("off")
-    fig.suptitle("ccarena scorecard: algorithms in overall rank order (best at the top); bars: 95% interval", fontsize=10)
+    fig.suptitle("ccarena scorecard: algorithms in overall rank order (best at the top); "
+                 "whiskers: 95% interval, cut to the criterion's range", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, format="png", metadata={"Software": None})
     plt.close(fig)

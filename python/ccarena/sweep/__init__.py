@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..experiments.framework import Outcome, RunSpec
+from ..progress import Progress
 from . import cache, executors, table
-from .progress import Progress
 from .spec import Point, Sweep, load_sweep
 
 __all__ = ["SweepDone", "load_sweep", "point_scenario", "run_sweep"]
@@ -62,10 +62,13 @@ def run_sweep(
     address: str | None = None,
     save_runs: bool = False,
     sweep_file: str | None = None,
-    progress: bool = True,
+    progress: bool | Progress = True,
 ) -> SweepDone:
     """Run every point not yet in ``out``'s cache and write the table.
-    Bad input raises :class:`ScenarioError` before anything is written."""
+    Bad input raises :class:`ScenarioError` before anything is written.
+    ``progress``: True for a bar of its own (ccarena.progress), False for
+    none, or a bar to advance that the caller owns (the scorecard's one
+    over all its sweeps)."""
     sweep = source if isinstance(source, Sweep) else load_sweep(source)
     out = Path(out)
     executors.check_executor(executor)
@@ -83,7 +86,12 @@ def run_sweep(
         todo += [p for p in sweep.points if p.index in summaries and not (out / RUNS / _run_name(p)).is_dir()]
         todo.sort(key=lambda p: p.index)
     cached = len(sweep.points) - len(todo)
-    bar = Progress(len(sweep.points), cached) if progress else None
+    if isinstance(progress, Progress):
+        bar, own_bar = progress, False
+        bar.skip(cached)
+    else:
+        own_bar = bool(progress)
+        bar = Progress(len(sweep.points), what=f"sweep {sweep.name}", unit="pt", initial=cached, log=True) if own_bar else None
     engine_s = 0.0
     by_key = {str(p.index): p for p in todo}
 
@@ -110,7 +118,7 @@ def run_sweep(
         if specs:
             executors.run(specs, finished, executor=executor, jobs=jobs, address=address)
     finally:
-        if bar is not None:
+        if own_bar and bar is not None:
             bar.close()
 
     rows = []
