@@ -21,9 +21,12 @@
 //! millisecond is therefore 12 Mbit/s of IP packets (12.112 Mbit/s of
 //! wire bytes).
 
+use std::collections::VecDeque;
+
 use crate::config::TraceConfig;
 
-/// The state of a trace-driven link: which opportunity comes next.
+/// The state of a trace-driven link: which opportunity comes next, and
+/// which bytes each opportunity delivered.
 #[derive(Clone, Debug)]
 pub struct TraceLink {
     trace: TraceConfig,
@@ -36,11 +39,24 @@ pub struct TraceLink {
     /// The instant the trace starts, ns: 0 in the simulator; the live
     /// delay line's clock reading at the run's time zero.
     origin_ns: u64,
+    /// Bytes delivered by opportunities at instants before `pending`'s.
+    settled_bytes: u64,
+    /// (instant ns, bytes) the opportunities used since the latest
+    /// packet reached the head deliver, by instant: at most a few.
+    pending: VecDeque<(u64, u64)>,
 }
 
 impl TraceLink {
     pub fn new(cfg: &TraceConfig) -> Self {
-        Self { trace: cfg.clone(), next: 0, left_bytes: 0, left_at_ns: 0, origin_ns: 0 }
+        Self {
+            trace: cfg.clone(),
+            next: 0,
+            left_bytes: 0,
+            left_at_ns: 0,
+            origin_ns: 0,
+            settled_bytes: 0,
+            pending: VecDeque::new(),
+        }
     }
 
     pub fn trace(&self) -> &TraceConfig {
@@ -56,8 +72,21 @@ impl TraceLink {
     /// A packet of `wire_bytes` reaches the head of the queue at `now_ns`:
     /// the instant it has been delivered (at or after `now_ns`).
     pub fn departure(&mut self, now_ns: u64, wire_bytes: u32) -> u64 {
+        // Whatever is due before now is past every later question.
+        while self.pending.front().is_some_and(|&(at, _)| at < now_ns) {
+            self.settled_bytes += self.pending.pop_front().expect("checked").1;
+        }
         let now_ns = now_ns.saturating_sub(self.origin_ns);
         self.origin_ns + self.departure_in_trace_time(now_ns, wire_bytes)
+    }
+
+    /// Wire bytes the link delivered at instants before `t_ns`, counting
+    /// each byte at the instant of the opportunity that carried it (what
+    /// the capacity over the same span counts: see [`Self::deliver`]).
+    /// Final once every packet that reached the head before `t_ns` has
+    /// (a simulator reads it at `t_ns`: later ones book at or after it).
+    pub fn delivered_before(&self, t_ns: u64) -> u64 {
+        self.settled_bytes + self.pending.iter().take_while(|&&(at, _)| at < t_ns).map(|&(_, b)| b).sum::<u64>()
     }
 
     fn departure_in_trace_time(&mut self, now_ns: u64, wire_bytes: u32) -> u64 {
@@ -68,18 +97,40 @@ impl TraceLink {
             self.left_bytes -= used;
             need -= used;
             end_ns = self.left_at_ns;
+            self.deliver(self.left_at_ns, used);
         }
         if need > 0 {
             let per = self.trace.opportunity_bytes as u64;
             let first = self.next.max(self.trace.first_at_or_after(now_ns));
             let count = need.div_ceil(per);
             let last = first + count - 1;
+            for idx in first..last {
+                self.deliver(self.trace.time_of(idx), per);
+            }
             end_ns = self.trace.time_of(last);
+            self.deliver(end_ns, need - (count - 1) * per);
             self.next = last + 1;
             self.left_bytes = count * per - need;
             self.left_at_ns = end_ns;
         }
         end_ns
+    }
+
+    /// Books `bytes` on the opportunity at `at_ns` (trace time). A packet
+    /// counts where its bytes went: the rest of an earlier opportunity it
+    /// shared, then whole ones, then part of its last one, each at that
+    /// opportunity's instant, not all at its departure. So the bytes
+    /// delivered in any span `[from, to)` never exceed the bytes of the
+    /// opportunities in it ([`TraceConfig::capacity_bytes`]): counting a
+    /// packet whole when it leaves would put the part an opportunity before
+    /// `from` carried inside the span, or, at the run's end, a packet
+    /// leaving exactly at `to` (the window's end event runs after it).
+    fn deliver(&mut self, at_ns: u64, bytes: u64) {
+        let at_ns = self.origin_ns + at_ns;
+        match self.pending.back_mut() {
+            Some((t, b)) if *t == at_ns => *b += bytes,
+            _ => self.pending.push_back((at_ns, bytes)),
+        }
     }
 }
 
@@ -179,19 +230,47 @@ mod tests {
     }
 
     #[test]
-    fn delivered_bytes_never_exceed_the_opportunities() {
-        // A saturated queue of mixed packet sizes over 10 repetitions.
+    fn bytes_count_at_the_opportunities_that_carried_them() {
+        // Issue 25's overshoot: A (700 B) leaves 814 B of the 1-ms
+        // opportunity; B (1514 B) takes them and 700 B of the 2-ms one; C
+        // (700 B) the rest of that. Counted whole at their departures, B
+        // and C (2214 B) would fall in [1.5 ms, 2.5 ms), which holds one
+        // opportunity (1514 B).
+        let mut link = TraceLink::new(&trace(&[1], 1514));
+        assert_eq!(link.departure(0, 700), MS);
+        assert_eq!(link.departure(MS, 1514), 2 * MS);
+        assert_eq!(link.departure(2 * MS, 700), 2 * MS);
+        let window = |from: u64, to: u64| link.delivered_before(to) - link.delivered_before(from);
+        assert_eq!(window(MS + MS / 2, 2 * MS + MS / 2), 1400);
+        // Half-open as the capacity: what leaves at an instant counts after it.
+        assert_eq!(link.delivered_before(2 * MS), 1514);
+        assert_eq!(link.delivered_before(2 * MS + 1), 2914);
+    }
+
+    #[test]
+    fn no_window_delivers_more_than_its_opportunities() {
+        // A saturated queue of mixed packet sizes over 10 repetitions;
+        // windows between every two instants a packet reached the head (and
+        // a ns before), read then, as the simulator reads its counters.
         let cfg = trace(&[1, 1, 4, 4, 4, 7, 9, 9, 10], 1514);
         let mut link = TraceLink::new(&cfg);
-        let (mut now, mut delivered) = (0, 0u64);
-        for i in 0..1000u64 {
+        let mut books: Vec<(u64, u64)> = vec![];
+        let mut now = 0u64;
+        for i in 0..400u64 {
             let bytes = [1514, 66, 700, 1514, 1200][(i % 5) as usize];
+            for t in [now.saturating_sub(1), now] {
+                books.push((t, link.delivered_before(t)));
+            }
             now = link.departure(now, bytes);
-            delivered += bytes as u64;
-            // Everything delivered by `now` fit the opportunities up to it.
-            assert!(delivered <= cfg.capacity_bytes(0, now + 1), "{delivered} at {now}");
         }
         assert!(now > 10 * cfg.period_ns);
+        for (i, &(from, at_from)) in books.iter().enumerate() {
+            for &(to, at_to) in &books[i..] {
+                if to >= from {
+                    assert!(at_to - at_from <= cfg.capacity_bytes(from, to), "[{from}, {to})");
+                }
+            }
+        }
     }
 
     #[test]
