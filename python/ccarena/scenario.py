@@ -565,21 +565,16 @@ def resolve(
                                     f"{limits['max_flows']}")
     trace = None
     if bn.trace is not None:
-        from .link_trace import read_opportunities_ms
+        from .link_trace import read_trace
 
         if bn.rate is not None:
             raise ScenarioError("bottleneck.rate", "give a rate or a trace, not both (the trace sets the rate)")
         if bn.schedule:
             raise ScenarioError("bottleneck.schedule", "a trace sets the rate over time; give no schedule with it")
         trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
-        opportunities_ms = read_opportunities_ms(trace_path, limits["max_trace_opportunities"])
-        trace = {
-            "opportunities_ns": [ms * 1_000_000 for ms in opportunities_ms],
-            "period_ns": opportunities_ms[-1] * 1_000_000,
-            "opportunity_bytes": units.PACKET_WIRE_BYTES,
-        }
+        trace = read_trace(trace_path, limits)
         # The trace's mean rate: what BDP-sized buffers and limits use.
-        rate_bps = len(opportunities_ms) * units.PACKET_WIRE_BYTES * 8 * 1000 // opportunities_ms[-1]
+        rate_bps = trace["opportunities"] * trace["opportunity_bytes"] * 8 * 1_000_000_000 // trace["period_ns"]
         if rate_bps == 0:
             raise ScenarioError("bottleneck.trace", f"{bn.trace!r} averages below 1 bit/s")
         _at_most("bottleneck.trace", bn.trace, rate_bps, limits["max_rate_bps"], units.format_rate)
@@ -712,7 +707,7 @@ def resolve(
         human["bottleneck"]["policer"]["burst_bytes"] = policer["burst_bytes"]
     human["bottleneck"]["bdp_bytes"] = bdp
     if trace is not None:
-        human["bottleneck"]["trace_opportunities"] = len(trace["opportunities_ns"])
+        human["bottleneck"]["trace_opportunities"] = trace["opportunities"]
         human["bottleneck"]["trace_period"] = units.format_time(trace["period_ns"])
         human["bottleneck"]["trace_mean_rate"] = units.format_rate(rate_bps)
     for i, flow_params in params_human.items():

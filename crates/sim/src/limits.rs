@@ -60,12 +60,21 @@ pub const MAX_LINK_SEGMENTS: u64 = 3 << 30;
 /// packet. Keeps per-packet arithmetic (bits × 10^9) inside u64.
 pub const MAX_PACKET_BYTES: u64 = 65_535;
 
-/// Delivery opportunities in one period of a link trace (10^7: ~28 h of
-/// a 12 Mbit/s trace, 80 MB of offsets).
+/// Delivery opportunities in one period of a link trace (its lines):
+/// 10^7, ~28 h of a 12 Mbit/s trace. The engine holds a trace's instants
+/// as LEB128 gaps in ms (~1 byte each, [`crate::trace_instants`]), and the
+/// front end the same bytes as base64 text: at the limit ~12 MB and 16 MB,
+/// so that a run with such a trace stays under 200 MB of peak RSS through
+/// `ccarena run` (bench/bench_memory.py measures it).
 pub const MAX_TRACE_OPPORTUNITIES: u64 = 10_000_000;
 
+/// A link trace's period (its last instant), ns: one day, as the longest
+/// run ([`MAX_DURATION_NS`]), so a longer trace could never be played
+/// whole. Its instants in ms then fit u32 (86.4M), as the engine keeps them.
+pub const MAX_TRACE_PERIOD_NS: u64 = MAX_DURATION_NS;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
-pub fn all() -> [(&'static str, u64); 9] {
+pub fn all() -> [(&'static str, u64); 10] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -76,6 +85,7 @@ pub fn all() -> [(&'static str, u64); 9] {
         ("max_link_segments", MAX_LINK_SEGMENTS),
         ("max_packet_bytes", MAX_PACKET_BYTES),
         ("max_trace_opportunities", MAX_TRACE_OPPORTUNITIES),
+        ("max_trace_period_ns", MAX_TRACE_PERIOD_NS),
     ]
 }
 
@@ -106,6 +116,8 @@ const _: () = {
     assert!((MAX_PACKET_BYTES * 8 * 1_000_000_000).checked_add(MAX_RATE_BPS).is_some());
     // 10,000-flow scenarios (the example) are allowed.
     assert!(MAX_FLOWS >= 10_000);
+    // A trace's instants in ms fit u32.
+    assert!(MAX_TRACE_PERIOD_NS / 1_000_000 <= u32::MAX as u64);
 };
 
 #[cfg(test)]

@@ -24,6 +24,9 @@
 use std::collections::VecDeque;
 
 use crate::config::TraceConfig;
+use crate::trace_instants::TraceInstants;
+
+const MS: u64 = 1_000_000;
 
 /// The state of a trace-driven link: which opportunity comes next, and
 /// which bytes each opportunity delivered.
@@ -135,11 +138,23 @@ impl TraceLink {
 }
 
 impl TraceConfig {
+    /// A trace of the instants `ms` (non-decreasing, the last the period;
+    /// tests' traces, without the front end's digest).
+    pub fn from_ms(ms: &[u32], opportunity_bytes: u32) -> Self {
+        TraceConfig {
+            opportunities: ms.len() as u64,
+            gaps_ms: TraceInstants::from_ms(ms),
+            period_ns: ms.last().map_or(0, |&last| last as u64 * MS),
+            opportunity_bytes,
+            opportunities_sha256: String::new(),
+        }
+    }
+
     /// Instant of the opportunity with global index `idx` (over all
     /// repetitions), ns. Non-decreasing in `idx`.
     pub fn time_of(&self, idx: u64) -> u64 {
-        let n = self.opportunities_ns.len() as u64;
-        (idx / n) * self.period_ns + self.opportunities_ns[(idx % n) as usize]
+        let n = self.gaps_ms.len() as u64;
+        (idx / n) * self.period_ns + self.gaps_ms.get((idx % n) as usize) as u64 * MS
     }
 
     /// Global index of the first opportunity at or after `t_ns`: also the
@@ -147,11 +162,12 @@ impl TraceConfig {
     /// so the search starts one period early (an offset equal to the
     /// period is the next period's instant 0).
     pub fn first_at_or_after(&self, t_ns: u64) -> u64 {
-        let n = self.opportunities_ns.len() as u64;
+        let n = self.gaps_ms.len() as u64;
         let mut k = (t_ns / self.period_ns).saturating_sub(1);
         loop {
             let off = t_ns - k * self.period_ns;
-            let i = self.opportunities_ns.partition_point(|&o| o < off) as u64;
+            // Instants are whole ms: at or after `off` ns is at or after its ceiling in ms.
+            let i = self.gaps_ms.first_at_or_after(off.div_ceil(MS)) as u64;
             if i < n {
                 return k * n + i;
             }
@@ -171,8 +187,8 @@ impl TraceConfig {
 
     /// The trace's mean rate, bit/s of wire bytes (rounded down).
     pub fn mean_rate_bps(&self) -> u64 {
-        (self.opportunities_ns.len() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000
-            / self.period_ns as u128) as u64
+        (self.gaps_ms.len() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000 / self.period_ns as u128)
+            as u64
     }
 }
 
@@ -180,14 +196,8 @@ impl TraceConfig {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-
-    fn trace(ms: &[u64], bytes: u32) -> TraceConfig {
-        TraceConfig {
-            opportunities_ns: ms.iter().map(|m| m * MS).collect(),
-            period_ns: ms.last().unwrap() * MS,
-            opportunity_bytes: bytes,
-        }
+    fn trace(ms: &[u32], bytes: u32) -> TraceConfig {
+        TraceConfig::from_ms(ms, bytes)
     }
 
     #[test]

@@ -99,15 +99,23 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         if !b.schedule.is_empty() {
             return Err("bottleneck.trace: a trace sets the rate over time; give no schedule with it".into());
         }
-        if t.opportunities_ns.is_empty() || t.period_ns == 0 {
+        let n = t.gaps_ms.len() as u64;
+        if n != t.opportunities {
+            return Err(format!("bottleneck.trace: {} opportunities said, {n} given", t.opportunities));
+        }
+        if n == 0 || t.period_ns == 0 {
             return Err("bottleneck.trace: needs at least one opportunity after 0 ms".into());
         }
-        if t.opportunities_ns.len() as u64 > MAX_TRACE_OPPORTUNITIES {
-            return Err(format!("bottleneck.trace: more than {MAX_TRACE_OPPORTUNITIES} opportunities"));
+        if n > MAX_TRACE_OPPORTUNITIES {
+            return Err(format!(
+                "bottleneck.trace: {n} lines are more than the engine's limit of {MAX_TRACE_OPPORTUNITIES}"
+            ));
         }
-        if t.opportunities_ns.windows(2).any(|w| w[1] < w[0]) || t.opportunities_ns.last() != Some(&t.period_ns) {
-            return Err("bottleneck.trace: timestamps must not decrease and the last must be the period".into());
+        // The gaps make the instants non-decreasing.
+        if t.gaps_ms.last().map(|ms| ms as u64 * 1_000_000) != Some(t.period_ns) {
+            return Err("bottleneck.trace: the last timestamp must be the period".into());
         }
+        at_most("bottleneck.trace", t.period_ns, MAX_TRACE_PERIOD_NS, Unit::Ns)?;
         if t.opportunity_bytes as u64 != packet_bytes {
             return Err("bottleneck.trace: an opportunity carries one full-size packet".into());
         }
