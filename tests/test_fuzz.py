@@ -9,7 +9,7 @@ link traces (examples/traces/), droptail, RED, fq, CoDel, FQ-CoDel and
 PIE (with and without ECN), a step marker with ECN flows, policers,
 random loss, ACK jitter and RTT schedules.
 
-At each limit, Python and the engine agree (below)."""
+Agreement at each field's limits is tests/test_field_limits.py."""
 
 from __future__ import annotations
 
@@ -18,12 +18,10 @@ import random
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from ccarena import _core, metrics
 from ccarena.api import simulate
 from ccarena.errors import ScenarioError
-from ccarena.scenario import engine_limits, load_scenario
+from ccarena.scenario import load_scenario
 
 N_SCENARIOS = 1000
 CCS = ("bbr", "bbq", "cubic", "reno")
@@ -152,86 +150,3 @@ def test_a_trace_link_is_never_used_above_its_opportunities():
     link = raw["link"]
     assert link["tx_bytes_window"] <= link["capacity_bytes_window"], link
     assert metrics.summarize(scenario, raw)["utilization"] == 1.0
-
-
-# --------------------------------------------------------------------------
-# At each limit: Python accepts the largest value and the engine too; one
-# step beyond, both reject, naming the same field.
-
-BASE = {
-    "duration": "1s",
-    "bottleneck": {"rate": "10Mbit", "buffer": "100pkt"},
-    "flow": [{"cc": "cubic", "rtt": "20ms"}],
-}
-
-
-def _config_beyond(field: str, limits: dict) -> tuple[dict, str]:
-    """A resolved config with ``field`` one step past its limit (built from a
-    good one, as the engine would receive it), and the field's path."""
-    config = load_scenario(BASE).config
-    if field == "duration":
-        config["duration_ns"] = config["measure_to_ns"] = limits["max_duration_ns"] + 1
-        config["interval_ns"] = config["duration_ns"]
-        return config, "duration"
-    if field == "rate":
-        config["bottleneck"]["rate_bps"] = limits["max_rate_bps"] + 1
-        return config, "bottleneck.rate"
-    if field == "buffer":
-        config["bottleneck"]["buffer_bytes"] = limits["max_buffer_bytes"] + 1
-        return config, "bottleneck.buffer"
-    if field == "rtt":
-        config["flows"][0]["rtt_ns"] = limits["max_rtt_ns"] + 1
-        return config, "flow[0].rtt"
-    if field == "rows":
-        config["interval_ns"] = 1
-        return config, "output.interval"
-    if field == "flows":
-        config["flows"] = config["flows"] * (limits["max_flows"] + 1)
-        return config, "flow"
-    if field == "segments":
-        config["bottleneck"]["rate_bps"] = limits["max_rate_bps"]
-        config["duration_ns"] = config["measure_to_ns"] = 60 * 1_000_000_000
-        return config, "duration"
-    raise AssertionError(field)
-
-
-def _doc_beyond(field: str, limits: dict) -> dict:
-    doc = json.loads(json.dumps(BASE))
-    if field == "duration":
-        doc["duration"] = f"{limits['max_duration_ns'] + 1}ns"
-    elif field == "rate":
-        doc["bottleneck"]["rate"] = f"{limits['max_rate_bps'] + 1}bit"
-    elif field == "buffer":
-        doc["bottleneck"]["buffer"] = f"{limits['max_buffer_bytes'] + 1}B"
-    elif field == "rtt":
-        doc["flow"][0]["rtt"] = f"{limits['max_rtt_ns'] + 1}ns"
-    elif field == "rows":
-        doc["output"] = {"interval": "1ns"}
-    elif field == "flows":
-        doc["flow"] = [dict(doc["flow"][0], count=10_000)] * (limits["max_flows"] // 10_000 + 1)
-    elif field == "segments":  # 60 s at the largest rate: more packets than segment numbers hold
-        doc["bottleneck"]["rate"] = f"{limits['max_rate_bps']}bit"
-        doc["duration"] = "60s"
-    return doc
-
-
-@pytest.mark.parametrize("field", ["duration", "rate", "buffer", "rtt", "rows", "flows", "segments"])
-def test_python_and_the_engine_reject_the_same_field_past_a_limit(field):
-    limits = engine_limits()
-    with pytest.raises(ScenarioError) as python:
-        load_scenario(_doc_beyond(field, limits))
-    config, path = _config_beyond(field, limits)
-    with pytest.raises(ValueError) as engine:
-        _core.validate(json.dumps(config))
-    assert python.value.path == path
-    assert str(engine.value).startswith(f"{path}: "), str(engine.value)
-
-
-def test_the_largest_values_pass_both():
-    limits = engine_limits()
-    doc = json.loads(json.dumps(BASE))
-    doc["bottleneck"]["buffer"] = f"{limits['max_buffer_bytes']}B"
-    doc["flow"][0]["rtt"] = f"{limits['max_rtt_ns']}ns"
-    doc["duration"] = "60s"
-    scenario = load_scenario(doc)
-    _core.validate(json.dumps(scenario.config))
