@@ -8,8 +8,8 @@ the control laws. docs/scenario-format.md is the reference.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from pydantic import Field, StrictBool, StrictInt
@@ -58,6 +58,13 @@ class Pie(Strict):
 
 #: Which table belongs to which ``aqm``.
 TABLES = {"codel": Codel, "fq_codel": FqCodel, "pie": Pie}
+#: Each table's numeric keys and the engine's unit of each (its config key
+#: is the key with that suffix: ``target_ns``; ``flows`` as it is).
+UNITS = {
+    "codel": {"target": "ns", "interval": "ns", "limit": "packets"},
+    "fq_codel": {"target": "ns", "interval": "ns", "limit": "packets", "flows": "flows", "quantum": "bytes"},
+    "pie": {"target": "ns", "tupdate": "ns", "alpha": "16ths", "beta": "16ths", "burst": "ns", "limit": "packets"},
+}
 
 _PACKETS = re.compile(r"^\s*(\d+)\s*(pkt|pkts|packets?)\s*$")
 
@@ -76,6 +83,21 @@ def resolve_tables(bn: Any, size: Any, limits: Mapping[str, int]) -> tuple[dict[
     table given for another AQM is an error."""
     config: dict[str, Any] = {}
     human: dict[str, Any] = {}
+
+    def value(table: Any, key: str, field: str, unit: str) -> int:
+        """The field in the engine's unit, checked against its limits."""
+        path, text = f"bottleneck.{key}.{field}", getattr(table, field)
+        if unit == "ns":
+            resolved = units.parse_time(text, allow_zero=True)
+        elif unit == "bytes":
+            resolved = size(path, text)
+        elif unit == "16ths":
+            resolved = _sixteenths(path, text)
+        else:
+            resolved = text
+        check_limits(path, text, resolved, unit, limits)
+        return resolved
+
     for key, model in TABLES.items():
         given = getattr(bn, key)
         if bn.aqm != key:
@@ -84,34 +106,8 @@ def resolve_tables(bn: Any, size: Any, limits: Mapping[str, int]) -> tuple[dict[
             continue
         t = given or model()
         human[key] = t.model_dump()
-
-        def value(field: str, unit: str) -> int:
-            """The field in the engine's unit, checked against its limits."""
-            path, text = f"bottleneck.{key}.{field}", getattr(t, field)
-            if unit == "ns":
-                resolved = units.parse_time(text, allow_zero=True)
-            elif unit == "bytes":
-                resolved = size(path, text)
-            elif unit == "16ths":
-                resolved = _sixteenths(path, text)
-            else:
-                resolved = text
-            check_limits(path, text, resolved, unit, limits)
-            return resolved
-
-        if key == "codel":
-            config[key] = {"target_ns": value("target", "ns"), "interval_ns": value("interval", "ns"),
-                           "limit_packets": value("limit", "packets"), "ecn": t.ecn}
-        elif key == "fq_codel":
-            config[key] = {"target_ns": value("target", "ns"), "interval_ns": value("interval", "ns"),
-                           "limit_packets": value("limit", "packets"), "flows": value("flows", "flows"),
-                           "quantum_bytes": value("quantum", "bytes"), "ecn": t.ecn}
-        else:
-            config[key] = {
-                "target_ns": value("target", "ns"), "tupdate_ns": value("tupdate", "ns"),
-                "alpha_16ths": value("alpha", "16ths"), "beta_16ths": value("beta", "16ths"),
-                "burst_ns": value("burst", "ns"), "limit_packets": value("limit", "packets"), "ecn": t.ecn,
-            }
+        config[key] = {(field if unit == "flows" else f"{field}_{unit}"): value(t, key, field, unit)
+                       for field, unit in UNITS[key].items()} | {"ecn": t.ecn}
     return config, human
 
 
