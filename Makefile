@@ -13,7 +13,7 @@
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
 #   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
 #   make bench-scorecard  the scorecard of every algorithm, twice (seeds 1-5, 6-10): wall time, Kendall's tau of the rankings
-#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, and hock-single's 10 Gbit/s flow (~3 min)
+#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, hock-single's 10 Gbit/s flow, and `ccarena run` on a 10M-line link trace (~3 min)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help

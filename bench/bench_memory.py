@@ -12,6 +12,12 @@ Then the 10 Gbit/s case of Hock et al. (`hock-single`: 20 ms, a 160-ms
 buffer = 8 BDP, 60 s), whose targets are issue 12's: under 30 s wall and
 under 300 MiB peak on 2 cores. Printed, never asserted as a test.
 
+Last, a link trace of 10 million lines (the engine's limit; ~8 lines a ms
+at random, ~97 Mbit/s, a period of ~21 min) under one CUBIC flow for 3 s,
+through the whole `ccarena run` command (the child's peak RSS from wait4):
+issue 25's target is 200 MB (it was 1.27 GB when the trace crossed as a
+list of numbers). `--trace` runs this case alone.
+
 Per run the child prints, as peak RSS (ru_maxrss) high-water marks:
 - before: the interpreter with ccarena imported and the scenario resolved;
 - engine: after `_core.simulate` returned (the engine's peak, and the result
@@ -98,10 +104,62 @@ def run(duration_s: int, doc: dict | None = None) -> dict:
     return json.loads(proc.stdout)
 
 
+#: The trace case: lines (the engine's max_trace_opportunities) and target.
+TRACE_LINES = 10_000_000
+TRACE_TARGET_MB = 200
+
+
+def write_trace(path: Path, lines: int) -> None:
+    """``lines`` opportunities, 0-16 in each ms (seeded), in mahimahi's format."""
+    import random
+
+    rng = random.Random(1)
+    with open(path, "wb") as out:
+        ms = 0
+        while lines > 0:
+            ms += 1
+            count = min(rng.randint(0, 16), lines)
+            out.write(b"%d\n" % ms * count)
+            lines -= count
+
+
+def trace_run() -> bool:
+    """`ccarena run` of a 3-s scenario on a TRACE_LINES-line trace; True if
+    its peak RSS missed the target."""
+    import os
+    import tempfile
+    import time
+
+    with tempfile.TemporaryDirectory(prefix="ccarena-bench-trace-") as tmp:
+        trace = Path(tmp) / "big.trace"
+        write_trace(trace, TRACE_LINES)
+        toml = Path(tmp) / "trace.toml"
+        toml.write_text(f'duration = "3s"\n[bottleneck]\ntrace = "{trace}"\nbuffer = "1bdp"\n'
+                        '[[flow]]\ncc = "cubic"\nrtt = "20ms"\n')
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "ccarena", "run", str(toml), "--out", str(Path(tmp) / "run")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        stderr = child.stderr.read().decode() if child.stderr else ""
+        if child.returncode != 0:
+            raise SystemExit(f"ccarena run failed: {stderr}")
+        peak = usage.ru_maxrss * 1024 / 1e6
+        missed = peak >= TRACE_TARGET_MB
+        print(f"{TRACE_LINES:,}-line trace ({trace.stat().st_size / 1e6:.0f} MB of text), 1 CUBIC flow, 3 s simulated, "
+              f"`ccarena run`: {wall:.1f} s wall, peak RSS {peak:.1f} MB (target < {TRACE_TARGET_MB} MB: "
+              f"{'MISSED' if missed else 'ok'})", flush=True)
+        return missed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("durations", nargs="*", type=int, default=list(DURATIONS_S), help="simulated seconds")
+    parser.add_argument("--trace", action="store_true", help="only the 10-million-line trace case")
     args = parser.parse_args()
+    if args.trace:
+        return 1 if trace_run() else 0
     print("scenario: 1 BBR flow, 10 Gbit/s, 10 ms RTT, 1 BDP droptail buffer, 100 ms output interval")
     failed = False
     for duration_s in args.durations:
@@ -123,6 +181,7 @@ def main() -> int:
     print(f"hock-single, 10 Gbit/s, 20 ms, 160-ms buffer, {HOCK_DURATION_S} s simulated: {r['engine_s']:.1f} s wall "
           f"(target < {HOCK_TARGET_WALL_S} s), peak RSS {peak_mib:.1f} MiB (target < {HOCK_TARGET_MIB} MiB), "
           f"{r['packets']:,} packets, {r['goodput_gbps']:.2f} Gbit/s goodput", flush=True)
+    failed |= trace_run()
     return 1 if failed else 0
 
 

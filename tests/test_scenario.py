@@ -502,8 +502,8 @@ def test_policer_and_fq_errors_name_the_field(small_scenario, path, value, error
     ("quantum", "fragment"),
     [
         ("0B", "must be > 0"),
-        ("100B", "outside 256 B .. 1 MiB"),
-        ("2MiB", "outside 256 B .. 1 MiB"),
+        ("100B", "'100B' is below the engine's limit of 256B"),
+        ("2MiB", "'2MiB' is above the engine's limit of 1MiB"),
         (1514, "expected a size string"),
     ],
 )

@@ -6,13 +6,15 @@ tests of the opportunity rule are in crates/sim/src/trace_link.rs."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from ccarena import load_scenario, run
+from ccarena import link_trace, load_scenario, run
 from ccarena.errors import ScenarioError
 from conftest import run_cli
 
@@ -61,7 +63,9 @@ def test_a_relative_trace_is_relative_to_the_scenario_file(tmp_path):
                                      '[[flow]]\ncc = "reno"\nrtt = "20ms"\n')
     resolved = load_scenario(tmp_path / "s.toml")
     trace = resolved.config["bottleneck"]["trace"]
-    assert trace["opportunities_ns"] == [1_000_000, 1_000_000, 2_000_000] and trace["period_ns"] == 2_000_000
+    # Instants 1, 1, 2 ms as gaps 1, 0, 1 (LEB128, base64: crates/sim/src/trace_instants.rs).
+    assert base64.b64decode(trace["gaps_ms"]) == bytes([1, 0, 1]) and trace["opportunities"] == 3
+    assert trace["period_ns"] == 2_000_000
     assert resolved.human["bottleneck"]["trace"] == "t/x.trace"  # as written
     assert resolved.human["bottleneck"]["trace_mean_rate"] == "18168Kbit"
 
@@ -71,6 +75,9 @@ def test_a_relative_trace_is_relative_to_the_scenario_file(tmp_path):
     ("5\n3\n", "line 2: 3 ms is before the line above (5 ms)"),
     ("0\n0\n", "no opportunity after 0 ms"),
     ("", "no opportunity after 0 ms"),
+    ("1\r\n\r\n2 3\r\n", "line 3: '2 3' is not a whole number of ms"),
+    ("1\n" + "9" * 30 + "\n", "line 2: 999999999999999999999999999999 ms is beyond the engine's limit of 86400s"),
+    ("1\n٣\n", "line 2: '٣' is not a whole number of ms"),
 ])
 def test_a_bad_trace_is_a_one_line_error_naming_the_line(tmp_path, text, problem):
     path = tmp_path / "bad.trace"
@@ -78,6 +85,35 @@ def test_a_bad_trace_is_a_one_line_error_naming_the_line(tmp_path, text, problem
     with pytest.raises(ScenarioError) as err:
         load_scenario(scenario({"trace": str(path)}))
     assert err.value.path == "bottleneck.trace" and problem in str(err.value)
+
+
+def _trace_config(path):
+    return load_scenario(scenario({"trace": str(path)})).config["bottleneck"]["trace"]
+
+
+def test_a_trace_is_read_in_chunks_into_compact_gaps_with_the_digest_of_its_instants(tmp_path, monkeypatch):
+    # Gaps of one, two and three LEB128 bytes, in chunks of 64 bytes (lines
+    # cut at chunk edges); the digest is that of the instants in ns.
+    instants = [1, 1, 2, 302, 302, 20_302, 20_303] + [20_303 + k // 3 for k in range(60)]
+    path = tmp_path / "x.trace"
+    path.write_text("".join(f"{ms}\n" for ms in instants))
+    monkeypatch.setattr(link_trace, "CHUNK_BYTES", 64)
+    trace = _trace_config(path)
+    gaps = [1, 0, 1, 300, 0, 20_000, 1] + [int(k % 3 == 0 and k > 0) for k in range(60)]
+    leb128 = b"".join(bytes([g]) if g < 128 else bytes([g & 0x7F | 0x80, g >> 7]) if g < 1 << 14
+                      else bytes([g & 0x7F | 0x80, (g >> 7) & 0x7F | 0x80, g >> 14]) for g in gaps)
+    assert base64.b64decode(trace["gaps_ms"]) == leb128
+    assert trace["opportunities"] == len(instants) and trace["period_ns"] == instants[-1] * 1_000_000
+    digest = hashlib.sha256(",".join(str(ms * 1_000_000) for ms in instants).encode()).hexdigest()
+    assert trace["opportunities_sha256"] == digest
+    # The same instants written otherwise: the same trace.
+    path.write_text("0" + "\r\n\r\n  ".join(f"{ms}\t" for ms in instants))
+    assert _trace_config(path) == trace
+    # A bad line past the first chunks is still named by its number.
+    path.write_text("".join(f"{ms}\n" for ms in instants) + "20000\n")
+    with pytest.raises(ScenarioError) as err:
+        _trace_config(path)
+    assert f"line {len(instants) + 1}: 20000 ms is before the line above" in str(err.value)
 
 
 def test_trace_with_rate_or_schedule_or_missing_file_exits_2_writing_nothing(tmp_path):

@@ -46,7 +46,11 @@ def limits() -> dict[str, int]:
     ``max_series_rows`` ((duration // interval) * (flows + 1)),
     ``max_link_segments`` (max rate over the schedule * duration //
     (8e9 * (mss + wire_overhead)), with duration in ns), ``max_packet_bytes``
-    (mss + wire_overhead). A value equal to a limit is allowed."""
+    (mss + wire_overhead), and the bounds of the queue disciplines, the
+    policer and link traces (``max_aqm_time_ns``, ``min_quantum_bytes``,
+    ``max_trace_opportunities``, ...). A name ends with its unit; ``max_``
+    bounds from above, ``min_`` from below, and a value equal to a limit is
+    allowed. scenario_limits.FIELD_LIMITS says which bounds which field."""
 
 def _crash_for_test() -> None:
     """Test-only: panic inside the engine path as an engine bug would;

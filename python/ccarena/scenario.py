@@ -20,14 +20,16 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from . import units
 from .errors import ScenarioError
 from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
-from .scenario_types import Instant, Number, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
+from .scenario_limits import check as check_limits
+from .scenario_limits import engine_limits
+from .scenario_types import Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -95,14 +97,7 @@ class Bottleneck(Strict):
     policer: Policer | None = None
     schedule: list[RateChange] = Field(default_factory=list)
     #: A mahimahi link trace file (link_trace.py) instead of ``rate``.
-    trace: str | None = Field(default=None, min_length=1)
-
-
-#: fq quantum bounds, as Linux's fq_codel (it raises smaller quanta to 256 B
-#: and rejects above 1 MiB); far below a packet, DRR spends many rounds
-#: per packet for nothing.
-FQ_QUANTUM_MIN_BYTES = 256
-FQ_QUANTUM_MAX_BYTES = 1 << 20
+    trace: Annotated[str, Quantity("trace")] | None = Field(default=None, min_length=1)
 
 
 class RttChange(Strict):
@@ -116,7 +111,8 @@ class Flow(Strict):
     start: Instant = "0s"
     stop: Time | None = None
     count: StrictInt = Field(default=1, ge=1, le=10_000)
-    params: dict[str, Any] = Field(default_factory=dict)
+    #: Per-algorithm parameters (below), numbers in each one's unit.
+    params: Annotated[dict[str, Any], Quantity("params")] = Field(default_factory=dict)
     rtt_schedule: list[RttChange] = Field(default_factory=list)
     #: ECN: true (classic RFC 3168, Linux tcp_ecn = 1), "accecn" (Accurate
     #: ECN, tcp_ecn = 3), false / "off" (not ECN-capable).
@@ -452,19 +448,6 @@ def _unit(path: str, parse, value):
         raise ScenarioError(path, str(err)) from None
 
 
-def engine_limits() -> dict[str, int]:
-    """The simulator's limits (crates/sim/src/limits.rs, one definition),
-    which :func:`resolve` enforces with the field's name."""
-    from . import _core
-
-    return dict(_core.limits())
-
-
-def _at_most(path: str, text: object, value: int, limit: int, fmt: Callable[[int], str]) -> None:
-    if value > limit:
-        raise ScenarioError(path, f"{text!r} is above the engine's limit of {fmt(limit)}")
-
-
 def _check_run_size(limits: Mapping[str, int], duration_ns: int, interval_ns: int, n_flows: int, max_rate_bps: int) -> None:
     """The run's telemetry and segment counts fit what the engine holds
     (the same arithmetic as limits::series_rows / link_segments)."""
@@ -531,11 +514,7 @@ def resolve(
 
     limits = engine_limits()
     duration_ns = _unit("duration", units.parse_time, model.duration)
-    if duration_ns > limits["max_duration_ns"]:
-        raise ScenarioError(
-            "duration", f"{model.duration!r} is longer than the engine's limit of "
-            f"{units.format_time(limits['max_duration_ns'])}"
-        )
+    check_limits("duration", model.duration, duration_ns, "ns", limits)
     interval_ns = _unit("output.interval", units.parse_time, (model.output or Output()).interval)
     if interval_ns > duration_ns:
         raise ScenarioError("output.interval", "longer than the run's duration")
@@ -550,7 +529,7 @@ def resolve(
         if cc not in known:
             raise ScenarioError(f"{path}.cc", f"unknown congestion control '{flow.cc}' (known: {', '.join(known)})")
         rtt_ns = _unit(f"{path}.rtt", units.parse_time, flow.rtt)
-        _at_most(f"{path}.rtt", flow.rtt, rtt_ns, limits["max_rtt_ns"], units.format_time)
+        check_limits(f"{path}.rtt", flow.rtt, rtt_ns, "ns", limits)
         start_ns = _unit(f"{path}.start", parse_time_or_zero, flow.start)
         if start_ns >= duration_ns:
             raise ScenarioError(f"{path}.start", "the flow starts at or after the end of the run")
@@ -567,8 +546,7 @@ def resolve(
             what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,
         )
         for j, change in enumerate(rtt_schedule):
-            _at_most(f"{path}.rtt_schedule[{j}].rtt", flow.rtt_schedule[j].rtt, change["rtt_ns"],
-                     limits["max_rtt_ns"], units.format_time)
+            check_limits(f"{path}.rtt_schedule[{j}].rtt", flow.rtt_schedule[j].rtt, change["rtt_ns"], "ns", limits)
         entry = {
             "cc": cc,
             "rtt_ns": rtt_ns,
@@ -579,7 +557,7 @@ def resolve(
         }
         if flow.jitter is not None:
             jitter_ns = _unit(f"{path}.jitter", parse_time_or_zero, flow.jitter)
-            _at_most(f"{path}.jitter", flow.jitter, jitter_ns, limits["max_rtt_ns"], units.format_time)
+            check_limits(f"{path}.jitter", flow.jitter, jitter_ns, "ns", limits)
             if jitter_ns:
                 entry["jitter_ns"] = jitter_ns  # only when used: other configs stay as they were
         ecn = {True: "classic", False: "off", None: "off"}.get(flow.ecn, flow.ecn)
@@ -593,29 +571,25 @@ def resolve(
                                     f"{limits['max_flows']}")
     trace = None
     if bn.trace is not None:
-        from .link_trace import read_opportunities_ms
+        from .link_trace import read_trace
 
         if bn.rate is not None:
             raise ScenarioError("bottleneck.rate", "give a rate or a trace, not both (the trace sets the rate)")
         if bn.schedule:
             raise ScenarioError("bottleneck.schedule", "a trace sets the rate over time; give no schedule with it")
         trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
-        opportunities_ms = read_opportunities_ms(trace_path, limits["max_trace_opportunities"])
-        trace = {
-            "opportunities_ns": [ms * 1_000_000 for ms in opportunities_ms],
-            "period_ns": opportunities_ms[-1] * 1_000_000,
-            "opportunity_bytes": units.PACKET_WIRE_BYTES,
-        }
+        trace = read_trace(trace_path, limits)
         # The trace's mean rate: what BDP-sized buffers and limits use.
-        rate_bps = len(opportunities_ms) * units.PACKET_WIRE_BYTES * 8 * 1000 // opportunities_ms[-1]
+        rate_bps = trace["opportunities"] * trace["opportunity_bytes"] * 8 * 1_000_000_000 // trace["period_ns"]
         if rate_bps == 0:
             raise ScenarioError("bottleneck.trace", f"{bn.trace!r} averages below 1 bit/s")
-        _at_most("bottleneck.trace", bn.trace, rate_bps, limits["max_rate_bps"], units.format_rate)
+        check_limits("bottleneck.trace", bn.trace, rate_bps, "bps", limits,
+                     shown=f"{bn.trace!r} averages {units.format_rate(rate_bps)}, which")
     elif bn.rate is None:
         raise ScenarioError("bottleneck.rate", "required key is missing (or a link trace: bottleneck.trace = \"FILE\")")
     else:
         rate_bps = _unit("bottleneck.rate", units.parse_rate, bn.rate)
-        _at_most("bottleneck.rate", bn.rate, rate_bps, limits["max_rate_bps"], units.format_rate)
+        check_limits("bottleneck.rate", bn.rate, rate_bps, "bps", limits)
     bdp = units.bdp_bytes(rate_bps, max(f["rtt_ns"] for f in flows))
 
     def size(path: str, text: str) -> int:
@@ -625,7 +599,7 @@ def resolve(
         return nbytes
 
     buffer_bytes = size("bottleneck.buffer", bn.buffer)
-    _at_most("bottleneck.buffer", bn.buffer, buffer_bytes, limits["max_buffer_bytes"], units.format_size)
+    check_limits("bottleneck.buffer", bn.buffer, buffer_bytes, "bytes", limits)
     if buffer_bytes < units.PACKET_WIRE_BYTES:
         raise ScenarioError(
             "bottleneck.buffer",
@@ -637,7 +611,9 @@ def resolve(
         if bn.red is None:
             raise ScenarioError("bottleneck.red", "aqm = \"red\" needs a [bottleneck.red] table (min, max, max_p)")
         red_min = size("bottleneck.red.min", bn.red.min)
+        check_limits("bottleneck.red.min", bn.red.min, red_min, "bytes", limits)
         red_max = size("bottleneck.red.max", bn.red.max)
+        check_limits("bottleneck.red.max", bn.red.max, red_max, "bytes", limits)
         if red_min >= red_max:
             raise ScenarioError("bottleneck.red.max", f"must be above red.min ({red_max} <= {red_min} bytes)")
         red = {
@@ -655,23 +631,20 @@ def resolve(
     if bn.aqm == "fq":
         quantum_text = (bn.fq or Fq()).quantum
         quantum = size("bottleneck.fq.quantum", quantum_text)
-        if not FQ_QUANTUM_MIN_BYTES <= quantum <= FQ_QUANTUM_MAX_BYTES:
-            raise ScenarioError(
-                "bottleneck.fq.quantum",
-                f"{quantum_text!r} is {quantum} bytes, outside {FQ_QUANTUM_MIN_BYTES} B .. 1 MiB",
-            )
+        check_limits("bottleneck.fq.quantum", quantum_text, quantum, "bytes", limits)
         fq = {"quantum_bytes": quantum}
     elif bn.fq is not None:
         raise ScenarioError("bottleneck.fq", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"fq\")")
 
-    aqm_tables, aqm_human = resolve_tables(bn, size)
-    mark_threshold = resolve_mark_threshold(bn.mark_threshold, bn.aqm, size)
+    aqm_tables, aqm_human = resolve_tables(bn, size, limits)
+    mark_threshold = resolve_mark_threshold(bn.mark_threshold, bn.aqm, size, limits)
 
     policer = None
     if bn.policer is not None:
         policer_rate = _unit("bottleneck.policer.rate", units.parse_rate, bn.policer.rate)
-        _at_most("bottleneck.policer.rate", bn.policer.rate, policer_rate, limits["max_rate_bps"], units.format_rate)
+        check_limits("bottleneck.policer.rate", bn.policer.rate, policer_rate, "bps", limits)
         burst = size("bottleneck.policer.burst", bn.policer.burst)
+        check_limits("bottleneck.policer.burst", bn.policer.burst, burst, "bytes", limits)
         if burst < units.PACKET_WIRE_BYTES:
             raise ScenarioError(
                 "bottleneck.policer.burst",
@@ -686,8 +659,7 @@ def resolve(
     )
 
     for j, change in enumerate(schedule):
-        _at_most(f"bottleneck.schedule[{j}].rate", bn.schedule[j].rate, change["rate_bps"], limits["max_rate_bps"],
-                 units.format_rate)
+        check_limits(f"bottleneck.schedule[{j}].rate", bn.schedule[j].rate, change["rate_bps"], "bps", limits)
     _check_run_size(limits, duration_ns, interval_ns, len(flows), max([rate_bps] + [c["rate_bps"] for c in schedule]))
 
     measure = model.measure or Measure()
@@ -740,7 +712,7 @@ def resolve(
         human["bottleneck"]["policer"]["burst_bytes"] = policer["burst_bytes"]
     human["bottleneck"]["bdp_bytes"] = bdp
     if trace is not None:
-        human["bottleneck"]["trace_opportunities"] = len(trace["opportunities_ns"])
+        human["bottleneck"]["trace_opportunities"] = trace["opportunities"]
         human["bottleneck"]["trace_period"] = units.format_time(trace["period_ns"])
         human["bottleneck"]["trace_mean_rate"] = units.format_rate(rate_bps)
     for i, flow_params in params_human.items():

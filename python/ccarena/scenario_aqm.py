@@ -16,7 +16,8 @@ from pydantic import Field, StrictBool, StrictInt
 
 from . import units
 from .errors import ScenarioError
-from .scenario_types import Number, SizeText, Strict, Time
+from .scenario_limits import check as check_limits
+from .scenario_types import Number, SizeText, Strict, Time, TimeOrZero
 
 
 class Codel(Strict):
@@ -25,7 +26,7 @@ class Codel(Strict):
     target: Time = "5ms"
     interval: Time = "100ms"
     #: Packets.
-    limit: StrictInt = Field(default=1000, ge=1, le=1 << 20)
+    limit: StrictInt = Field(default=1000, ge=1)
     ecn: StrictBool = False
 
 
@@ -35,8 +36,8 @@ class FqCodel(Strict):
     target: Time = "5ms"
     interval: Time = "100ms"
     #: Packets, over all flows.
-    limit: StrictInt = Field(default=10240, ge=1, le=1 << 20)
-    flows: StrictInt = Field(default=1024, ge=1, le=65536)
+    limit: StrictInt = Field(default=10240, ge=1)
+    flows: StrictInt = Field(default=1024, ge=1)
     quantum: SizeText = f"{units.PACKET_WIRE_BYTES}B"
     ecn: StrictBool = True
 
@@ -47,16 +48,23 @@ class Pie(Strict):
     target: Time = "15ms"
     tupdate: Time = "15ms"
     #: Gains; Linux keeps them in sixteenths (tc's ``alpha 2 beta 20``).
-    alpha: Number = Field(default=0.125, ge=0, le=2)
-    beta: Number = Field(default=1.25, ge=0, le=2)
-    burst: Time = "150ms"
+    alpha: Number = Field(default=0.125, ge=0)
+    beta: Number = Field(default=1.25, ge=0)
+    burst: TimeOrZero = "150ms"
     #: Packets.
-    limit: StrictInt = Field(default=1000, ge=1, le=1 << 20)
+    limit: StrictInt = Field(default=1000, ge=1)
     ecn: StrictBool = False
 
 
 #: Which table belongs to which ``aqm``.
 TABLES = {"codel": Codel, "fq_codel": FqCodel, "pie": Pie}
+#: Each table's numeric keys and the engine's unit of each (its config key
+#: is the key with that suffix: ``target_ns``; ``flows`` as it is).
+UNITS = {
+    "codel": {"target": "ns", "interval": "ns", "limit": "packets"},
+    "fq_codel": {"target": "ns", "interval": "ns", "limit": "packets", "flows": "flows", "quantum": "bytes"},
+    "pie": {"target": "ns", "tupdate": "ns", "alpha": "16ths", "beta": "16ths", "burst": "ns", "limit": "packets"},
+}
 
 _PACKETS = re.compile(r"^\s*(\d+)\s*(pkt|pkts|packets?)\s*$")
 
@@ -68,12 +76,28 @@ def _sixteenths(path: str, value: float | int) -> int:
     return int(n)
 
 
-def resolve_tables(bn: Any, size: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def resolve_tables(bn: Any, size: Any, limits: Mapping[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The engine config entries (``{"codel": {...}}``) and their human
     form for summary.json, for the AQM chosen in ``bn``; ``size`` resolves a
-    size string to bytes. A table given for another AQM is an error."""
+    size string to bytes; every value within the engine's ``limits``. A
+    table given for another AQM is an error."""
     config: dict[str, Any] = {}
     human: dict[str, Any] = {}
+
+    def value(table: Any, key: str, field: str, unit: str) -> int:
+        """The field in the engine's unit, checked against its limits."""
+        path, text = f"bottleneck.{key}.{field}", getattr(table, field)
+        if unit == "ns":
+            resolved = units.parse_time(text, allow_zero=True)
+        elif unit == "bytes":
+            resolved = size(path, text)
+        elif unit == "16ths":
+            resolved = _sixteenths(path, text)
+        else:
+            resolved = text
+        check_limits(path, text, resolved, unit, limits)
+        return resolved
+
     for key, model in TABLES.items():
         given = getattr(bn, key)
         if bn.aqm != key:
@@ -82,27 +106,14 @@ def resolve_tables(bn: Any, size: Any) -> tuple[dict[str, Any], dict[str, Any]]:
             continue
         t = given or model()
         human[key] = t.model_dump()
-        ns = lambda field: units.parse_time(getattr(t, field))  # noqa: E731
-        if key == "codel":
-            config[key] = {"target_ns": ns("target"), "interval_ns": ns("interval"), "limit_packets": t.limit,
-                           "ecn": t.ecn}
-        elif key == "fq_codel":
-            quantum = size("bottleneck.fq_codel.quantum", t.quantum)
-            config[key] = {"target_ns": ns("target"), "interval_ns": ns("interval"), "limit_packets": t.limit,
-                           "flows": t.flows, "quantum_bytes": quantum, "ecn": t.ecn}
-        else:
-            config[key] = {
-                "target_ns": ns("target"), "tupdate_ns": ns("tupdate"),
-                "alpha_16ths": _sixteenths("bottleneck.pie.alpha", t.alpha),
-                "beta_16ths": _sixteenths("bottleneck.pie.beta", t.beta),
-                "burst_ns": units.parse_time(t.burst, allow_zero=True), "limit_packets": t.limit, "ecn": t.ecn,
-            }
+        config[key] = {(field if unit == "flows" else f"{field}_{unit}"): value(t, key, field, unit)
+                       for field, unit in UNITS[key].items()} | {"ecn": t.ecn}
     return config, human
 
 
-def resolve_mark_threshold(text: str | None, aqm: str, size: Any) -> dict[str, int] | None:
+def resolve_mark_threshold(text: str | None, aqm: str, size: Any, limits: Mapping[str, int]) -> dict[str, int] | None:
     """``mark_threshold = "20pkt" | "30KB" | "1ms"`` as the engine's
-    ``{"packets": n}`` / ``{"bytes": n}`` / ``{"ns": n}``."""
+    ``{"packets": n}`` / ``{"bytes": n}`` / ``{"ns": n}``, within its limits."""
     path = "bottleneck.mark_threshold"
     if text is None:
         return None
@@ -114,18 +125,24 @@ def resolve_mark_threshold(text: str | None, aqm: str, size: Any) -> dict[str, i
         n = int(m.group(1))
         if n < 1:
             raise ScenarioError(path, "must be at least 1 packet")
+        check_limits(path, text, n, "packets", limits)
         return {"packets": n}
     try:
-        return {"ns": units.parse_time(text)}
+        ns = units.parse_time(text)
     except units.UnitError:
         pass
+    else:
+        check_limits(path, text, ns, "ns", limits)
+        return {"ns": ns}
     try:
         units.parse_size(text)
     except units.UnitError:
         raise ScenarioError(
             path, f"{text!r} is not packets (\"20pkt\"), a size (\"30KB\", \"0.5BDP\") or a time (\"1ms\")"
         ) from None
-    return {"bytes": size(path, text)}
+    nbytes = size(path, text)
+    check_limits(path, text, nbytes, "bytes", limits)
+    return {"bytes": nbytes}
 
 
 def mark_threshold_warning(config: Mapping[str, Any]) -> str | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictFloat, StrictInt
@@ -31,12 +32,21 @@ def parse_time_or_zero(value: object) -> int:
     return units.parse_time(value, allow_zero=True)
 
 
-Time = Annotated[str, _check(units.parse_time)]
-Instant = Annotated[str, _check(parse_time_or_zero)]
+@dataclass(frozen=True)
+class Quantity:
+    """Marks a field whose text stands for numbers (a time, a rate, a size;
+    a trace file's lines; an algorithm's parameters), for what walks the
+    schema to find every numeric field (scenario_limits.py, its test)."""
+
+    kind: str
+
+
+Time = Annotated[str, _check(units.parse_time), Quantity("time")]
+Instant = Annotated[str, _check(parse_time_or_zero), Quantity("time")]
 #: A length of time that may be zero ("0ms": none); the same check as Instant.
 TimeOrZero = Instant
-Rate = Annotated[str, _check(units.parse_rate)]
-SizeText = Annotated[str, _check(units.parse_size)]
+Rate = Annotated[str, _check(units.parse_rate), Quantity("rate")]
+SizeText = Annotated[str, _check(units.parse_size), Quantity("size")]
 Number = StrictFloat | StrictInt
 
 

@@ -255,7 +255,7 @@ mod tests {
     fn a_link_trace_starts_at_the_runs_time_zero() {
         // One opportunity 2 ms into every 2 ms; the run's time zero at 1 s.
         let mut c = cfg(vec![]);
-        c.trace = Some(sim::config::TraceConfig { opportunities_ns: vec![2_000_000], period_ns: 2_000_000, opportunity_bytes: 1514 });
+        c.trace = Some(sim::config::TraceConfig::from_ms(&[2], 1514));
         let mut link = Link::new(&c, 1, 1);
         link.start(1_000_000_000);
         assert!(link.offer(1_000_500_000, 0, vec![0; 1500]));

@@ -11,7 +11,12 @@
 //!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
 //!               [--flow-schedule ADDR=T_NS:NS[,T_NS:NS...] ...]
 //!               [--flow-jitter ADDR=NS ...]
-//!               [--bottleneck BOTTLENECK_JSON|@FILE] [--seed N]
+//!               [--bottleneck BOTTLENECK_JSON|@FILE] [--seed N] [--check]
+//!
+//! `--check` reads the arguments and builds the bottleneck as a run would,
+//! prints `ok` and exits, without a device (no root needed): the front
+//! end's tests check with it that the delay line takes every scenario the
+//! front end accepts (tests/test_field_limits.py).
 //!
 //! `--flow-schedule` changes a flow's one-way delay (both directions) at
 //! T_NS after the run's time zero (the `t0` command); no packet overtakes
@@ -75,6 +80,7 @@ struct Args {
     endpoints: Vec<Endpoint>,
     bottleneck: Option<BottleneckConfig>,
     seed: u64,
+    check: bool,
 }
 
 fn parse_addr(spec: &str, addr: &str) -> Result<[u8; 4], String> {
@@ -122,6 +128,7 @@ fn parse_args() -> Result<Args, String> {
     let mut jitters = Vec::new();
     let mut bottleneck = None;
     let mut seed = 1;
+    let mut check = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -150,6 +157,7 @@ fn parse_args() -> Result<Args, String> {
                 bottleneck = Some(serde_json::from_str(&text).map_err(|e| format!("--bottleneck: {e}"))?);
             }
             "--seed" => seed = value()?.parse().map_err(|_| "--seed: expected an integer".to_string())?,
+            "--check" => check = true,
             _ => return Err(format!("unknown argument {arg}")),
         }
     }
@@ -160,7 +168,7 @@ fn parse_args() -> Result<Args, String> {
         endpoint_of(&mut endpoints, &spec, addr)?.ack_jitter_ns = jitter;
     }
     let tun = tun.ok_or("--tun is required")?;
-    Ok(Args { tun, endpoints, bottleneck, seed })
+    Ok(Args { tun, endpoints, bottleneck, seed, check })
 }
 
 #[derive(Default)]
@@ -363,6 +371,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.check {
+        let queues = DelayQueues::new(args.endpoints, args.seed);
+        if let Some(cfg) = &args.bottleneck {
+            Link::new(cfg, queues.n_endpoints(), args.seed);
+        }
+        println!("ok");
+        return ExitCode::SUCCESS;
+    }
     match run(args) {
         Ok((mut stats, mut link)) => {
             println!("{}", stats.json(link.as_mut()));

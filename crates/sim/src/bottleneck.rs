@@ -144,7 +144,8 @@ pub struct Bottleneck {
     sojourn_samples_ns: Vec<u64>,
     /// Running totals (the live delay line reads them here); `tx_nanobits`
     /// only up to `on_wire`'s `since_ns`: [`Bottleneck::counters`] adds
-    /// the part of the packet on the wire serialised since.
+    /// the part of the packet on the wire serialised since (with a trace,
+    /// it stays 0: counters() reads the trace's books).
     pub stats: LinkCounters,
 }
 
@@ -324,9 +325,13 @@ impl Bottleneck {
     }
 
     /// The running totals as of `now_ns` (not before the latest event).
+    /// With a trace, `tx_nanobits` counts the bytes of the opportunities
+    /// before `now_ns` ([`TraceLink::delivered_before`]).
     pub fn counters(&self, now_ns: u64) -> LinkCounters {
         let mut c = self.stats;
-        if let Some(tx) = &self.on_wire {
+        if let Some(trace) = &self.trace {
+            c.tx_nanobits = trace.delivered_before(now_ns) as u128 * 8 * 1_000_000_000;
+        } else if let Some(tx) = &self.on_wire {
             c.tx_nanobits += tx.rate_bps as u128 * (now_ns - tx.since_ns) as u128;
         }
         c
@@ -475,10 +480,9 @@ impl Bottleneck {
         self.pushed_out.clear();
         let tx = self.on_wire.take().expect("a transmission was in progress");
         debug_assert_eq!(now_ns, tx.end_ns, "a stale completion");
-        if self.trace.is_some() {
-            // Delivered whole at its opportunity (rate_bps 0 on the wire).
-            self.stats.tx_nanobits += tx.left_nanobits as u128;
-        } else {
+        // With a trace, its bytes count at the opportunities that carried
+        // them (counters(), from the trace's books).
+        if self.trace.is_none() {
             let work = tx.rate_bps * (now_ns - tx.since_ns);
             self.stats.tx_nanobits += work as u128;
             self.tx_debt_nanobits = tx.left_nanobits - work;
@@ -614,10 +618,9 @@ impl Bottleneck {
     /// undone is carried to the next packet (`tx_debt_nanobits`).
     fn start_tx(&mut self, now_ns: u64, pkt: DataPacket) -> u64 {
         if let Some(trace) = &mut self.trace {
-            // Counted whole when it leaves: nothing is on the wire "so far".
+            // The trace books its bytes on the opportunities that carry it.
             let end_ns = trace.departure(now_ns, pkt.wire_bytes);
-            let left_nanobits = pkt.wire_bytes as u64 * 8 * 1_000_000_000;
-            self.on_wire = Some(Transmission { pkt, since_ns: now_ns, rate_bps: 0, left_nanobits, end_ns });
+            self.on_wire = Some(Transmission { pkt, since_ns: now_ns, rate_bps: 0, left_nanobits: 0, end_ns });
             return end_ns;
         }
         let left_nanobits = pkt.wire_bytes as u64 * 8 * 1_000_000_000 + std::mem::take(&mut self.tx_debt_nanobits);

@@ -8,6 +8,8 @@ use std::num::{NonZeroU32, NonZeroU64};
 
 use serde::{Deserialize, Serialize};
 
+use crate::trace_instants::TraceInstants;
+
 /// One simulation run.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -81,13 +83,20 @@ pub struct BottleneckConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct TraceConfig {
-    /// Opportunity instants within one period, ns, non-decreasing, each in
-    /// (0, period] (the file's millisecond timestamps).
-    pub opportunities_ns: Vec<u64>,
+    /// Opportunities in one period (the file's lines).
+    pub opportunities: u64,
+    /// Their instants within the period, whole ms, non-decreasing, the
+    /// last equal to the period (the file's timestamps), held compactly
+    /// ([`TraceInstants`]: base64 of LEB128 gaps in JSON).
+    pub gaps_ms: TraceInstants,
     /// The trace repeats every `period_ns` (its last timestamp), ns.
     pub period_ns: u64,
     /// Wire bytes one opportunity carries (one full-size packet).
     pub opportunity_bytes: u32,
+    /// SHA-256 of the instants as the front end read them (in ns, joined
+    /// by commas): what summary.json records instead of the instants. The
+    /// engine carries it unread.
+    pub opportunities_sha256: String,
 }
 
 impl BottleneckConfig {

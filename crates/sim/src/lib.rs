@@ -29,6 +29,7 @@ pub mod result;
 pub mod rng;
 pub mod tcp;
 pub mod telemetry;
+pub mod trace_instants;
 pub mod trace_link;
 mod validate;
 

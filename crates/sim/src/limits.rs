@@ -21,7 +21,10 @@ pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
 /// Bottleneck buffer, bytes: 4 GiB, i.e. 2.8M full packets. Every packet
 /// the buffer holds costs ~100 bytes of engine state (its queue entry and
 /// its sender's scoreboard entry), so a full buffer stays under ~300 MB;
-/// and 10 BDP at 10 Gbit/s x 200 ms (2.5 GB) still fits.
+/// and 10 BDP at 10 Gbit/s x 200 ms (2.5 GB) still fits. It bounds the
+/// other byte sizes too: RED's thresholds and a step marker's (compared
+/// with a queue that never holds more) and a policer's burst (a bucket
+/// deeper than any buffer; Linux's act_police keeps it in a u32 too).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
 
 /// A flow's base RTT (initial and every scheduled one), ns: 10 s. Longer
@@ -60,12 +63,59 @@ pub const MAX_LINK_SEGMENTS: u64 = 3 << 30;
 /// packet. Keeps per-packet arithmetic (bits × 10^9) inside u64.
 pub const MAX_PACKET_BYTES: u64 = 65_535;
 
-/// Delivery opportunities in one period of a link trace (10^7: ~28 h of
-/// a 12 Mbit/s trace, 80 MB of offsets).
+/// Delivery opportunities in one period of a link trace (its lines):
+/// 10^7, ~28 h of a 12 Mbit/s trace. The engine holds a trace's instants
+/// as LEB128 gaps in ms (~1 byte each, [`crate::trace_instants`]), and the
+/// front end the same bytes as base64 text: at the limit ~12 MB and 16 MB,
+/// so that a run with such a trace stays under 200 MB of peak RSS through
+/// `ccarena run` (bench/bench_memory.py measures it).
 pub const MAX_TRACE_OPPORTUNITIES: u64 = 10_000_000;
 
+/// A link trace's period (its last instant), ns: one day, as the longest
+/// run ([`MAX_DURATION_NS`]), so a longer trace could never be played
+/// whole. Its instants in ms then fit u32 (86.4M), as the engine keeps them.
+pub const MAX_TRACE_PERIOD_NS: u64 = MAX_DURATION_NS;
+
+/// The queue disciplines' times (CoDel's and FQ-CoDel's `target` and
+/// `interval`, PIE's `target`, `tupdate` and `burst`) and a step marker's
+/// time threshold, ns: 2^32 - 1 us (~71.6 min), what Linux's netlink
+/// attributes for them (u32 microseconds) can say. It also keeps CoDel's
+/// `now + 16 × interval` (its resume window) and PIE's 64-ns tick counts
+/// far inside u64 and i64.
+pub const MAX_AQM_TIME_NS: u64 = u32::MAX as u64 * 1_000;
+
+/// PIE's shortest probability update interval, ns: 1 ms. Linux runs the
+/// update from a timer in jiffies (1 ms at HZ=1000, its finest), and the
+/// engine runs every update due before each arrival or departure, so a
+/// 1-ns `tupdate` would cost 10^9 updates per simulated second.
+pub const MIN_PIE_TUPDATE_NS: u64 = 1_000_000;
+
+/// PIE's gains `alpha` and `beta`, sixteenths: 32 (a gain of 2), Linux's
+/// range for both (`tc qdisc ... pie alpha 0..32 beta 0..32`).
+pub const MAX_PIE_GAIN_16THS: u64 = 32;
+
+/// Packets in a queue discipline's `limit` (CoDel, FQ-CoDel, PIE) or a
+/// step marker's packet threshold: 2^22, above the most full-size packets
+/// the largest buffer holds ([`MAX_BUFFER_BYTES`] / 1514 = 2.84M), so no
+/// larger value could ever bind; queue lengths are u32.
+pub const MAX_QUEUE_PACKETS: u64 = 1 << 22;
+
+/// A DRR quantum (`fq.quantum`, `fq_codel.quantum`), bytes: at least 256
+/// and at most 1 MiB, as Linux's fq_codel (it raises smaller quanta to 256
+/// and rejects larger ones). Below, DRR spends up to 1514 / quantum rounds
+/// per packet for nothing; the quantum is a u32.
+pub const MIN_QUANTUM_BYTES: u64 = 256;
+pub const MAX_QUANTUM_BYTES: u64 = 1 << 20;
+
+/// FQ-CoDel's buckets (`fq_codel.flows`): 65536, Linux's limit (a
+/// bucket index is a u16 there); the engine keeps min(flows, the
+/// scenario's flows) buckets.
+pub const MAX_FQ_CODEL_FLOWS: u64 = 65_536;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
-pub fn all() -> [(&'static str, u64); 9] {
+/// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
+/// `max_` bounds from above, `min_` from below.
+pub fn all() -> [(&'static str, u64); 17] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -76,6 +126,14 @@ pub fn all() -> [(&'static str, u64); 9] {
         ("max_link_segments", MAX_LINK_SEGMENTS),
         ("max_packet_bytes", MAX_PACKET_BYTES),
         ("max_trace_opportunities", MAX_TRACE_OPPORTUNITIES),
+        ("max_trace_period_ns", MAX_TRACE_PERIOD_NS),
+        ("max_aqm_time_ns", MAX_AQM_TIME_NS),
+        ("min_pie_tupdate_ns", MIN_PIE_TUPDATE_NS),
+        ("max_pie_gain_16ths", MAX_PIE_GAIN_16THS),
+        ("max_queue_packets", MAX_QUEUE_PACKETS),
+        ("min_quantum_bytes", MIN_QUANTUM_BYTES),
+        ("max_quantum_bytes", MAX_QUANTUM_BYTES),
+        ("max_fq_codel_flows", MAX_FQ_CODEL_FLOWS),
     ]
 }
 
@@ -106,6 +164,13 @@ const _: () = {
     assert!((MAX_PACKET_BYTES * 8 * 1_000_000_000).checked_add(MAX_RATE_BPS).is_some());
     // 10,000-flow scenarios (the example) are allowed.
     assert!(MAX_FLOWS >= 10_000);
+    // A trace's instants in ms fit u32.
+    assert!(MAX_TRACE_PERIOD_NS / 1_000_000 <= u32::MAX as u64);
+    // CoDel's resume window after the end of the longest run fits u64.
+    assert!((MAX_DURATION_NS + 16 * MAX_AQM_TIME_NS).checked_mul(2).is_some());
+    // The packet limits hold every full packet of the largest buffer and fit u32.
+    assert!(MAX_BUFFER_BYTES / 1514 <= MAX_QUEUE_PACKETS && MAX_QUEUE_PACKETS <= u32::MAX as u64);
+    assert!(MIN_QUANTUM_BYTES > 0 && MAX_QUANTUM_BYTES <= u32::MAX as u64);
 };
 
 #[cfg(test)]

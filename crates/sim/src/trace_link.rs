@@ -21,9 +21,15 @@
 //! millisecond is therefore 12 Mbit/s of IP packets (12.112 Mbit/s of
 //! wire bytes).
 
-use crate::config::TraceConfig;
+use std::collections::VecDeque;
 
-/// The state of a trace-driven link: which opportunity comes next.
+use crate::config::TraceConfig;
+use crate::trace_instants::TraceInstants;
+
+const MS: u64 = 1_000_000;
+
+/// The state of a trace-driven link: which opportunity comes next, and
+/// which bytes each opportunity delivered.
 #[derive(Clone, Debug)]
 pub struct TraceLink {
     trace: TraceConfig,
@@ -36,11 +42,24 @@ pub struct TraceLink {
     /// The instant the trace starts, ns: 0 in the simulator; the live
     /// delay line's clock reading at the run's time zero.
     origin_ns: u64,
+    /// Bytes delivered by opportunities at instants before `pending`'s.
+    settled_bytes: u64,
+    /// (instant ns, bytes) the opportunities used since the latest
+    /// packet reached the head deliver, by instant: at most a few.
+    pending: VecDeque<(u64, u64)>,
 }
 
 impl TraceLink {
     pub fn new(cfg: &TraceConfig) -> Self {
-        Self { trace: cfg.clone(), next: 0, left_bytes: 0, left_at_ns: 0, origin_ns: 0 }
+        Self {
+            trace: cfg.clone(),
+            next: 0,
+            left_bytes: 0,
+            left_at_ns: 0,
+            origin_ns: 0,
+            settled_bytes: 0,
+            pending: VecDeque::new(),
+        }
     }
 
     pub fn trace(&self) -> &TraceConfig {
@@ -56,8 +75,21 @@ impl TraceLink {
     /// A packet of `wire_bytes` reaches the head of the queue at `now_ns`:
     /// the instant it has been delivered (at or after `now_ns`).
     pub fn departure(&mut self, now_ns: u64, wire_bytes: u32) -> u64 {
+        // Whatever is due before now is past every later question.
+        while self.pending.front().is_some_and(|&(at, _)| at < now_ns) {
+            self.settled_bytes += self.pending.pop_front().expect("checked").1;
+        }
         let now_ns = now_ns.saturating_sub(self.origin_ns);
         self.origin_ns + self.departure_in_trace_time(now_ns, wire_bytes)
+    }
+
+    /// Wire bytes the link delivered at instants before `t_ns`, counting
+    /// each byte at the instant of the opportunity that carried it (what
+    /// the capacity over the same span counts: see [`Self::deliver`]).
+    /// Final once every packet that reached the head before `t_ns` has
+    /// (a simulator reads it at `t_ns`: later ones book at or after it).
+    pub fn delivered_before(&self, t_ns: u64) -> u64 {
+        self.settled_bytes + self.pending.iter().take_while(|&&(at, _)| at < t_ns).map(|&(_, b)| b).sum::<u64>()
     }
 
     fn departure_in_trace_time(&mut self, now_ns: u64, wire_bytes: u32) -> u64 {
@@ -68,27 +100,61 @@ impl TraceLink {
             self.left_bytes -= used;
             need -= used;
             end_ns = self.left_at_ns;
+            self.deliver(self.left_at_ns, used);
         }
         if need > 0 {
             let per = self.trace.opportunity_bytes as u64;
             let first = self.next.max(self.trace.first_at_or_after(now_ns));
             let count = need.div_ceil(per);
             let last = first + count - 1;
+            for idx in first..last {
+                self.deliver(self.trace.time_of(idx), per);
+            }
             end_ns = self.trace.time_of(last);
+            self.deliver(end_ns, need - (count - 1) * per);
             self.next = last + 1;
             self.left_bytes = count * per - need;
             self.left_at_ns = end_ns;
         }
         end_ns
     }
+
+    /// Books `bytes` on the opportunity at `at_ns` (trace time). A packet
+    /// counts where its bytes went: the rest of an earlier opportunity it
+    /// shared, then whole ones, then part of its last one, each at that
+    /// opportunity's instant, not all at its departure. So the bytes
+    /// delivered in any span `[from, to)` never exceed the bytes of the
+    /// opportunities in it ([`TraceConfig::capacity_bytes`]): counting a
+    /// packet whole when it leaves would put the part an opportunity before
+    /// `from` carried inside the span, or, at the run's end, a packet
+    /// leaving exactly at `to` (the window's end event runs after it).
+    fn deliver(&mut self, at_ns: u64, bytes: u64) {
+        let at_ns = self.origin_ns + at_ns;
+        match self.pending.back_mut() {
+            Some((t, b)) if *t == at_ns => *b += bytes,
+            _ => self.pending.push_back((at_ns, bytes)),
+        }
+    }
 }
 
 impl TraceConfig {
+    /// A trace of the instants `ms` (non-decreasing, the last the period;
+    /// tests' traces, without the front end's digest).
+    pub fn from_ms(ms: &[u32], opportunity_bytes: u32) -> Self {
+        TraceConfig {
+            opportunities: ms.len() as u64,
+            gaps_ms: TraceInstants::from_ms(ms),
+            period_ns: ms.last().map_or(0, |&last| last as u64 * MS),
+            opportunity_bytes,
+            opportunities_sha256: String::new(),
+        }
+    }
+
     /// Instant of the opportunity with global index `idx` (over all
     /// repetitions), ns. Non-decreasing in `idx`.
     pub fn time_of(&self, idx: u64) -> u64 {
-        let n = self.opportunities_ns.len() as u64;
-        (idx / n) * self.period_ns + self.opportunities_ns[(idx % n) as usize]
+        let n = self.gaps_ms.len() as u64;
+        (idx / n) * self.period_ns + self.gaps_ms.get((idx % n) as usize) as u64 * MS
     }
 
     /// Global index of the first opportunity at or after `t_ns`: also the
@@ -96,11 +162,12 @@ impl TraceConfig {
     /// so the search starts one period early (an offset equal to the
     /// period is the next period's instant 0).
     pub fn first_at_or_after(&self, t_ns: u64) -> u64 {
-        let n = self.opportunities_ns.len() as u64;
+        let n = self.gaps_ms.len() as u64;
         let mut k = (t_ns / self.period_ns).saturating_sub(1);
         loop {
             let off = t_ns - k * self.period_ns;
-            let i = self.opportunities_ns.partition_point(|&o| o < off) as u64;
+            // Instants are whole ms: at or after `off` ns is at or after its ceiling in ms.
+            let i = self.gaps_ms.first_at_or_after(off.div_ceil(MS)) as u64;
             if i < n {
                 return k * n + i;
             }
@@ -120,8 +187,8 @@ impl TraceConfig {
 
     /// The trace's mean rate, bit/s of wire bytes (rounded down).
     pub fn mean_rate_bps(&self) -> u64 {
-        (self.opportunities_ns.len() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000
-            / self.period_ns as u128) as u64
+        (self.gaps_ms.len() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000 / self.period_ns as u128)
+            as u64
     }
 }
 
@@ -129,14 +196,8 @@ impl TraceConfig {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-
-    fn trace(ms: &[u64], bytes: u32) -> TraceConfig {
-        TraceConfig {
-            opportunities_ns: ms.iter().map(|m| m * MS).collect(),
-            period_ns: ms.last().unwrap() * MS,
-            opportunity_bytes: bytes,
-        }
+    fn trace(ms: &[u32], bytes: u32) -> TraceConfig {
+        TraceConfig::from_ms(ms, bytes)
     }
 
     #[test]
@@ -179,19 +240,47 @@ mod tests {
     }
 
     #[test]
-    fn delivered_bytes_never_exceed_the_opportunities() {
-        // A saturated queue of mixed packet sizes over 10 repetitions.
+    fn bytes_count_at_the_opportunities_that_carried_them() {
+        // Issue 25's overshoot: A (700 B) leaves 814 B of the 1-ms
+        // opportunity; B (1514 B) takes them and 700 B of the 2-ms one; C
+        // (700 B) the rest of that. Counted whole at their departures, B
+        // and C (2214 B) would fall in [1.5 ms, 2.5 ms), which holds one
+        // opportunity (1514 B).
+        let mut link = TraceLink::new(&trace(&[1], 1514));
+        assert_eq!(link.departure(0, 700), MS);
+        assert_eq!(link.departure(MS, 1514), 2 * MS);
+        assert_eq!(link.departure(2 * MS, 700), 2 * MS);
+        let window = |from: u64, to: u64| link.delivered_before(to) - link.delivered_before(from);
+        assert_eq!(window(MS + MS / 2, 2 * MS + MS / 2), 1400);
+        // Half-open as the capacity: what leaves at an instant counts after it.
+        assert_eq!(link.delivered_before(2 * MS), 1514);
+        assert_eq!(link.delivered_before(2 * MS + 1), 2914);
+    }
+
+    #[test]
+    fn no_window_delivers_more_than_its_opportunities() {
+        // A saturated queue of mixed packet sizes over 10 repetitions;
+        // windows between every two instants a packet reached the head (and
+        // a ns before), read then, as the simulator reads its counters.
         let cfg = trace(&[1, 1, 4, 4, 4, 7, 9, 9, 10], 1514);
         let mut link = TraceLink::new(&cfg);
-        let (mut now, mut delivered) = (0, 0u64);
-        for i in 0..1000u64 {
+        let mut books: Vec<(u64, u64)> = vec![];
+        let mut now = 0u64;
+        for i in 0..400u64 {
             let bytes = [1514, 66, 700, 1514, 1200][(i % 5) as usize];
+            for t in [now.saturating_sub(1), now] {
+                books.push((t, link.delivered_before(t)));
+            }
             now = link.departure(now, bytes);
-            delivered += bytes as u64;
-            // Everything delivered by `now` fit the opportunities up to it.
-            assert!(delivered <= cfg.capacity_bytes(0, now + 1), "{delivered} at {now}");
         }
         assert!(now > 10 * cfg.period_ns);
+        for (i, &(from, at_from)) in books.iter().enumerate() {
+            for &(to, at_to) in &books[i..] {
+                if to >= from {
+                    assert!(at_to - at_from <= cfg.capacity_bytes(from, to), "[{from}, {to})");
+                }
+            }
+        }
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         let Some(red) = &b.red else {
             return Err("bottleneck.red: required when aqm = \"red\"".into());
         };
+        at_most("bottleneck.red.min", red.min_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
+        at_most("bottleneck.red.max", red.max_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
         if red.min_bytes >= red.max_bytes {
             return Err("bottleneck.red: min must be below max".into());
         }
@@ -49,6 +51,9 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         if !(red.wq > 0.0 && red.wq <= 1.0) {
             return Err(format!("bottleneck.red.wq: {} is not in (0, 1]", red.wq));
         }
+    }
+    if let Some(fq) = &b.fq {
+        quantum("bottleneck.fq.quantum", fq.quantum_bytes.get())?;
     }
     let need = |present: bool, table: &str, aqm: Aqm| -> Result<(), String> {
         match (present, b.aqm == aqm) {
@@ -60,54 +65,69 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
     need(b.codel.is_some(), "codel", Aqm::Codel)?;
     need(b.fq_codel.is_some(), "fq_codel", Aqm::FqCodel)?;
     need(b.pie.is_some(), "pie", Aqm::Pie)?;
-    let positive = |field: &str, v: u64| -> Result<(), String> {
+    // A positive value within the engine's limit, named `bottleneck.<field>`.
+    let within = |field: &str, v: u64, max: u64, unit: Unit| -> Result<(), String> {
         if v == 0 {
             return Err(format!("bottleneck.{field}: must be greater than zero"));
         }
-        Ok(())
+        at_most(&format!("bottleneck.{field}"), v, max, unit)
     };
     if let Some(c) = &b.codel {
-        positive("codel.target", c.target_ns)?;
-        positive("codel.interval", c.interval_ns)?;
-        positive("codel.limit", c.limit_packets as u64)?;
+        within("codel.target", c.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("codel.interval", c.interval_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("codel.limit", c.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
     }
     if let Some(c) = &b.fq_codel {
-        positive("fq_codel.target", c.target_ns)?;
-        positive("fq_codel.interval", c.interval_ns)?;
-        positive("fq_codel.limit", c.limit_packets as u64)?;
-        positive("fq_codel.flows", c.flows as u64)?;
-        if c.flows > 65536 {
-            return Err(format!("bottleneck.fq_codel.flows: {} is more than Linux's 65536", c.flows));
-        }
+        within("fq_codel.target", c.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("fq_codel.interval", c.interval_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("fq_codel.limit", c.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
+        within("fq_codel.flows", c.flows as u64, MAX_FQ_CODEL_FLOWS, Unit::Count)?;
+        quantum("bottleneck.fq_codel.quantum", c.quantum_bytes.get())?;
     }
     if let Some(p) = &b.pie {
-        positive("pie.target", p.target_ns)?;
-        positive("pie.tupdate", p.tupdate_ns)?;
-        positive("pie.limit", p.limit_packets as u64)?;
-        if p.alpha_16ths > 32 || p.beta_16ths > 32 {
-            return Err("bottleneck.pie: alpha and beta must be in [0, 2] (Linux's 0..32 sixteenths)".into());
-        }
+        within("pie.target", p.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("pie.tupdate", p.tupdate_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        at_least("bottleneck.pie.tupdate", p.tupdate_ns, MIN_PIE_TUPDATE_NS, Unit::Ns)?;
+        at_most("bottleneck.pie.burst", p.burst_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("pie.limit", p.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
+        at_most("bottleneck.pie.alpha", p.alpha_16ths as u64, MAX_PIE_GAIN_16THS, Unit::Sixteenths)?;
+        at_most("bottleneck.pie.beta", p.beta_16ths as u64, MAX_PIE_GAIN_16THS, Unit::Sixteenths)?;
     }
     if let Some(m) = &b.mark_threshold {
         if b.aqm != Aqm::Droptail {
             return Err("bottleneck.mark_threshold: a step marker runs on the droptail FIFO (aqm = \"droptail\")".into());
         }
-        let (MarkThreshold::Packets(k) | MarkThreshold::Bytes(k) | MarkThreshold::Ns(k)) = *m;
-        positive("mark_threshold", k)?;
+        match *m {
+            MarkThreshold::Packets(k) => within("mark_threshold", k, MAX_QUEUE_PACKETS, Unit::Packets)?,
+            MarkThreshold::Bytes(k) => within("mark_threshold", k, MAX_BUFFER_BYTES, Unit::Bytes)?,
+            MarkThreshold::Ns(k) => within("mark_threshold", k, MAX_AQM_TIME_NS, Unit::Ns)?,
+        }
+    }
+    if let Some(p) = &b.policer {
+        at_most("bottleneck.policer.rate", p.rate_bps.get(), MAX_RATE_BPS, Unit::Bps)?;
+        at_most("bottleneck.policer.burst", p.burst_bytes.get(), MAX_BUFFER_BYTES, Unit::Bytes)?;
     }
     if let Some(t) = &b.trace {
         if !b.schedule.is_empty() {
             return Err("bottleneck.trace: a trace sets the rate over time; give no schedule with it".into());
         }
-        if t.opportunities_ns.is_empty() || t.period_ns == 0 {
+        let n = t.gaps_ms.len() as u64;
+        if n != t.opportunities {
+            return Err(format!("bottleneck.trace: {} opportunities said, {n} given", t.opportunities));
+        }
+        if n == 0 || t.period_ns == 0 {
             return Err("bottleneck.trace: needs at least one opportunity after 0 ms".into());
         }
-        if t.opportunities_ns.len() as u64 > MAX_TRACE_OPPORTUNITIES {
-            return Err(format!("bottleneck.trace: more than {MAX_TRACE_OPPORTUNITIES} opportunities"));
+        if n > MAX_TRACE_OPPORTUNITIES {
+            return Err(format!(
+                "bottleneck.trace: {n} lines are more than the engine's limit of {MAX_TRACE_OPPORTUNITIES}"
+            ));
         }
-        if t.opportunities_ns.windows(2).any(|w| w[1] < w[0]) || t.opportunities_ns.last() != Some(&t.period_ns) {
-            return Err("bottleneck.trace: timestamps must not decrease and the last must be the period".into());
+        if t.gaps_ms.last().map(|ms| ms as u64 * 1_000_000) != Some(t.period_ns) {
+            return Err("bottleneck.trace: the last timestamp must be the period".into());
         }
+        at_most("bottleneck.trace", t.period_ns, MAX_TRACE_PERIOD_NS, Unit::Ns)?;
+        at_most("bottleneck.trace", t.mean_rate_bps(), MAX_RATE_BPS, Unit::Bps)?;
         if t.opportunity_bytes as u64 != packet_bytes {
             return Err("bottleneck.trace: an opportunity carries one full-size packet".into());
         }
@@ -185,6 +205,9 @@ enum Unit {
     Ns,
     Bps,
     Bytes,
+    Packets,
+    Sixteenths,
+    Count,
 }
 
 fn at_most(field: &str, value: u64, max: u64, unit: Unit) -> Result<(), String> {
@@ -192,6 +215,19 @@ fn at_most(field: &str, value: u64, max: u64, unit: Unit) -> Result<(), String> 
         return Err(format!("{field}: {} is above the engine's limit of {}", human(value, unit), human(max, unit)));
     }
     Ok(())
+}
+
+fn at_least(field: &str, value: u64, min: u64, unit: Unit) -> Result<(), String> {
+    if value < min {
+        return Err(format!("{field}: {} is below the engine's limit of {}", human(value, unit), human(min, unit)));
+    }
+    Ok(())
+}
+
+/// A DRR quantum within Linux's fq_codel bounds.
+fn quantum(field: &str, bytes: u32) -> Result<(), String> {
+    at_least(field, bytes as u64, MIN_QUANTUM_BYTES, Unit::Bytes)?;
+    at_most(field, bytes as u64, MAX_QUANTUM_BYTES, Unit::Bytes)
 }
 
 /// `value` in the unit people read, exact: "86400 s", "1.5 Gbit/s" (as
@@ -215,6 +251,9 @@ fn human(value: u64, unit: Unit) -> String {
             ],
         ),
         Unit::Bytes => format!("{value} bytes"),
+        Unit::Packets => format!("{value} packets"),
+        Unit::Sixteenths => format!("{value}/16"),
+        Unit::Count => value.to_string(),
     }
 }
 
@@ -316,6 +355,114 @@ mod tests {
         c.flows[0].rtt_ns = MAX_RTT_NS;
         c.bottleneck.buffer_bytes = MAX_BUFFER_BYTES;
         assert_eq!(validate(&c), Ok(()));
+    }
+
+    #[test]
+    fn the_queue_disciplines_policer_and_trace_are_held_to_their_limits() {
+        use crate::config::{CodelConfig, FqCodelConfig, PieConfig, PolicerConfig, RedConfig, TraceConfig};
+        use std::num::{NonZeroU32, NonZeroU64};
+        fn codel(c: &mut SimConfig) -> &mut CodelConfig {
+            c.bottleneck.codel.get_or_insert(CodelConfig {
+                target_ns: 5_000_000,
+                interval_ns: 100_000_000,
+                limit_packets: 1000,
+                ecn: false,
+            })
+        }
+        fn fq_codel(c: &mut SimConfig) -> &mut FqCodelConfig {
+            c.bottleneck.fq_codel.get_or_insert(FqCodelConfig {
+                target_ns: 5_000_000,
+                interval_ns: 100_000_000,
+                limit_packets: 10_240,
+                flows: 1024,
+                quantum_bytes: NonZeroU32::new(1514).unwrap(),
+                ecn: true,
+            })
+        }
+        fn pie(c: &mut SimConfig) -> &mut PieConfig {
+            c.bottleneck.pie.get_or_insert(PieConfig {
+                target_ns: 15_000_000,
+                tupdate_ns: 15_000_000,
+                alpha_16ths: 2,
+                beta_16ths: 20,
+                burst_ns: 150_000_000,
+                limit_packets: 1000,
+                ecn: false,
+            })
+        }
+        fn red(c: &mut SimConfig) -> &mut RedConfig {
+            let (min_bytes, max_bytes, max_p, wq) = (5 * 1514, 30 * 1514, 0.1, 0.002);
+            c.bottleneck.red.get_or_insert(RedConfig { min_bytes, max_bytes, max_p, wq, byte_mode: false, ecn: false })
+        }
+        fn mark(c: &mut SimConfig, threshold: MarkThreshold) {
+            c.bottleneck.mark_threshold = Some(threshold);
+        }
+        fn policer_burst(c: &mut SimConfig, v: u64) {
+            let (rate_bps, burst_bytes) = (NonZeroU64::new(1_000_000).unwrap(), NonZeroU64::new(v).unwrap());
+            c.bottleneck.policer = Some(PolicerConfig { rate_bps, burst_bytes });
+        }
+        // Eight lines, the last at `last_ms`: its mean rate stays above 0.
+        fn trace_period(c: &mut SimConfig, last_ms: u64) {
+            c.bottleneck.trace = Some(TraceConfig::from_ms(&[1, 1, 1, 1, 1, 1, 1, last_ms as u32], 1514));
+        }
+        // `lines` opportunities at 1 ms: lines x 12.112 Mbit/s.
+        fn trace_lines(c: &mut SimConfig, lines: u64) {
+            c.bottleneck.trace = Some(TraceConfig::from_ms(&vec![1; lines as usize], 1514));
+        }
+        let (t, q, b) = (MAX_AQM_TIME_NS, MAX_QUEUE_PACKETS, MAX_BUFFER_BYTES);
+        let (day_ms, fastest) = (MAX_TRACE_PERIOD_NS / 1_000_000, MAX_RATE_BPS / (1514 * 8 * 1000));
+        // (queue, field, set it, the value at its limit, one step beyond)
+        type Set = fn(&mut SimConfig, u64);
+        let cases: [(Aqm, &str, Set, u64, u64); 17] = [
+            (Aqm::Codel, "bottleneck.codel.target", |c, v| codel(c).target_ns = v, t, t + 1),
+            (Aqm::Codel, "bottleneck.codel.interval", |c, v| codel(c).interval_ns = v, t, t + 1),
+            (Aqm::Codel, "bottleneck.codel.limit", |c, v| codel(c).limit_packets = v as u32, q, q + 1),
+            (Aqm::FqCodel, "bottleneck.fq_codel.target", |c, v| fq_codel(c).target_ns = v, t, t + 1),
+            (Aqm::FqCodel, "bottleneck.fq_codel.flows", |c, v| fq_codel(c).flows = v as u32, 65_536, 65_537),
+            (
+                Aqm::FqCodel,
+                "bottleneck.fq_codel.quantum",
+                |c, v| fq_codel(c).quantum_bytes = NonZeroU32::new(v as u32).unwrap(),
+                1 << 20,
+                (1 << 20) + 1,
+            ),
+            (
+                Aqm::FqCodel,
+                "bottleneck.fq_codel.quantum",
+                |c, v| fq_codel(c).quantum_bytes = NonZeroU32::new(v as u32).unwrap(),
+                256,
+                255,
+            ),
+            (Aqm::Pie, "bottleneck.pie.tupdate", |c, v| pie(c).tupdate_ns = v, 1_000_000, 999_999),
+            (Aqm::Pie, "bottleneck.pie.burst", |c, v| pie(c).burst_ns = v, t, t + 1),
+            (Aqm::Pie, "bottleneck.pie.alpha", |c, v| pie(c).alpha_16ths = v as u32, 32, 33),
+            (Aqm::Red, "bottleneck.red.max", |c, v| red(c).max_bytes = v, b, b + 1),
+            (Aqm::Droptail, "bottleneck.mark_threshold", |c, v| mark(c, MarkThreshold::Packets(v)), q, q + 1),
+            (Aqm::Droptail, "bottleneck.mark_threshold", |c, v| mark(c, MarkThreshold::Ns(v)), t, t + 1),
+            (Aqm::Droptail, "bottleneck.mark_threshold", |c, v| mark(c, MarkThreshold::Bytes(v)), b, b + 1),
+            (Aqm::Droptail, "bottleneck.policer.burst", policer_burst, b, b + 1),
+            (Aqm::Droptail, "bottleneck.trace", trace_period, day_ms, day_ms + 1),
+            (Aqm::Droptail, "bottleneck.trace", trace_lines, fastest, fastest + 1),
+        ];
+        for (aqm, path, set, at, beyond) in cases {
+            let with = |v: u64| {
+                let mut c = ok_config();
+                c.bottleneck.aqm = aqm;
+                // The table its aqm needs (the defaults), then the change.
+                match aqm {
+                    Aqm::Codel => _ = codel(&mut c),
+                    Aqm::FqCodel => _ = fq_codel(&mut c),
+                    Aqm::Pie => _ = pie(&mut c),
+                    Aqm::Red => _ = red(&mut c),
+                    _ => {}
+                }
+                set(&mut c, v);
+                validate(&c)
+            };
+            assert_eq!(with(at), Ok(()), "{path} at its limit");
+            let e = with(beyond).expect_err(path);
+            assert!(e.starts_with(&format!("{path}: ")) && e.contains("limit"), "{e}");
+        }
     }
 
     #[test]
