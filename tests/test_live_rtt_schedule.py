@@ -60,7 +60,10 @@ SETTLE_S = 2.0
 #: not move it).
 ABOVE_BASE_MS = 2.0
 #: ... and from the simulator's median (measured: 0.01 / 0.10 / 0.03 ms;
-#: the later session: at most 0.28 ms).
+#: the later session: at most 0.28 ms), plus what the delay line's own
+#: lateness adds to this run's RTTs (twice its p99: both directions). On a
+#: machine busy with a full test suite elsewhere, the 10-ms phase's median
+#: was 1.40 ms above the simulator's.
 FROM_SIM_MS = 1.0
 
 
@@ -130,9 +133,10 @@ def test_live_rtt_follows_the_schedule(clean_host, tmp_path):  # noqa: F811
     simulated = phase_medians(pq.read_table(tmp_path / "sim" / "timeseries.parquet"))
     summary = json.loads((tmp_path / "live" / "summary.json").read_text())
     print(f"phase medians of srtt, live {live} sim {simulated}; delay line {summary['live']['delay_line']}")
+    late_ms = 2 * summary["live"]["delay_line"]["lateness_p99_us"] / 1e3
     for (_, _, rtt), got, sim_got in zip(PHASES, live, simulated):
         # Never below the base RTT: the delay line never releases early.
-        assert rtt <= got <= rtt + ABOVE_BASE_MS, (rtt, live)
-        assert abs(got - sim_got) <= FROM_SIM_MS, (live, simulated)
+        assert rtt <= got <= rtt + ABOVE_BASE_MS + late_ms, (rtt, live)
+        assert abs(got - sim_got) <= FROM_SIM_MS + late_ms, (live, simulated, late_ms)
     assert summary["live"]["delay_line"]["dropped_overflow"] == 0
 
