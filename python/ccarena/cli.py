@@ -20,6 +20,8 @@ scenario is known to be good. Set CCARENA_DEBUG=1 for tracebacks.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import os
 import sys
 import time
@@ -117,6 +119,7 @@ def _error(message: str, status: int) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from . import preload
     from .api import simulate
     from .results import Result
     from .rundir import check_target
@@ -140,7 +143,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         flush=True,
     )
     started = time.perf_counter()
-    raw = simulate(scenario)
+    with preload.alongside():  # the scenario is good: Result.save's imports run beside the engine
+        raw = simulate(scenario)
     engine_s = time.perf_counter() - started
     result = Result(scenario, raw)
     result.save(out)
@@ -283,6 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     from . import signals
     from .errors import ScenarioError
 
+    # The interpreter's last garbage collections walk every object of
+    # matplotlib and pyarrow (~0.2-0.5 s after a run); what a command wrote
+    # is closed by then, so the objects left are frozen out of them. (Once
+    # per process, however often main() runs in it.)
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     debug = bool(os.environ.get("CCARENA_DEBUG"))
     restore_signals = signals.trap()
     try:
