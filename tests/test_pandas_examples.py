@@ -1,6 +1,6 @@
 """The README's and the docs' pandas examples run as written on an install
-of pyproject.toml's dependencies; ccarena's own commands never import
-pandas (pyarrow would, through ``pa.array``, if tables.py used it)."""
+of pyproject.toml's dependencies. (That `ccarena run` never imports pandas
+is test_preload.py's.)"""
 
 from __future__ import annotations
 
@@ -58,16 +58,3 @@ def test_the_sweep_docs_pandas_example_runs_on_a_sweeps_table(tmp_path):
     proc = _run_python("\n".join(lines[:-1] + [f"print({lines[-1]})"]), tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "mean" in proc.stdout and "std" in proc.stdout
-
-
-def test_ccarena_run_does_not_import_pandas(tmp_path):
-    code = (
-        "import sys\n"
-        "from ccarena import cli\n"
-        f"status = cli.main(['run', {str(EXAMPLES / 'bbr-rtt-unfairness.toml')!r}, '--out', {str(tmp_path / 'run')!r},"
-        " '--set', 'duration=3s', '--set', 'measure.from=1s'])\n"
-        "assert status == 0\n"
-        "assert 'pandas' not in sys.modules, 'ccarena run imported pandas'\n"
-    )
-    proc = _run_python(code, tmp_path)
-    assert proc.returncode == 0, proc.stderr
