@@ -5,7 +5,9 @@ ns-3.44 on the same dumbbell when ns-3 is installed (`make bench-ns3-setup`).
 Figures:
 - engine: the `_core.simulate` call alone, in a child process that imports
   nothing else, so its peak RSS is the engine's (plus a bare interpreter);
-- CLI: `ccarena run` end to end (validation, simulation, parquet, PNG);
+- CLI: `ccarena run` end to end (validation, simulation, parquet, PNG), and
+  where its wall time goes (run_split.py: imports, simulation, summary,
+  parquet, plot, exit);
 - ns-3.44: ../shared/peers/ns3/dumbbell.cc under /usr/bin/time -v.
 Simulated bottleneck packets per wall second is the speed measure common
 to both simulators.
@@ -24,12 +26,16 @@ import tempfile
 import time
 from pathlib import Path
 
+import run_split
+
 REPO = Path(__file__).resolve().parent.parent
 SCENARIO = REPO / "examples" / "bbr-rtt-unfairness.toml"
 NS3_VENV = REPO / ".ns3venv"
 NS3_BIN = REPO / "bench" / "ns3-build" / "dumbbell344"
 NS3_SRC = REPO.parent / "shared" / "peers" / "ns3" / "dumbbell.cc"
 #: The scenario in dumbbell.cc's options; --measure covers our 20-120 s window.
+#: `ccarena run`s whose split is printed (medians: the machine may be shared).
+SPLIT_RUNS = 5
 NS3_ARGS = ["--rtts=10ms,50ms", "--btlRate=100Mbps", "--bufBytes=2000000", "--simTime=120", "--measure=100"]
 
 ENGINE_CHILD = """
@@ -121,6 +127,7 @@ def main() -> int:
     )
     cli_wall, cli_rss = run_cli()
     print(f"ccarena CLI:    {cli_wall:.3f} s wall end to end (parse, simulate, parquet, PNG), peak RSS {cli_rss / 1024:.1f} MiB")
+    print(run_split.describe(run_split.split(SCENARIO, SPLIT_RUNS), SPLIT_RUNS, engine["wall_s"]))
 
     binary = ns3_binary()
     if binary is None:

@@ -20,6 +20,8 @@ scenario is known to be good. Set CCARENA_DEBUG=1 for tracebacks.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import os
 import sys
 import time
@@ -135,7 +137,7 @@ def _warn(scenarios: Iterable["ResolvedScenario"]) -> None:
 
 
 def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
-    from . import progress
+    from . import preload, progress
     from .api import simulate
     from .results import Result
     from .rundir import check_target
@@ -161,7 +163,8 @@ def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
     )
     _warn([scenario])
     started = time.perf_counter()
-    with progress.seconds(simulated_s, "simulating") as bar:
+    with progress.seconds(simulated_s, "simulating") as bar, preload.alongside():
+        # The scenario is good: Result.save's imports run beside the engine.
         raw = simulate(scenario, progress=progress.simulated_time_hook(bar))
     engine_s = time.perf_counter() - started
     result = Result(scenario, raw)
@@ -313,6 +316,12 @@ def main(argv: list[str] | None = None) -> int:
 
     # "done in" counts the whole command; for argv=None, the command is this process.
     clock = CommandClock(whole_process=argv is None)
+    # The interpreter's last garbage collections walk every object of
+    # matplotlib and pyarrow (~0.2-0.5 s after a run); what a command wrote
+    # is closed by then, so the objects left are frozen out of them. (Once
+    # per process, however often main() runs in it.)
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     debug = bool(os.environ.get("CCARENA_DEBUG"))
     restore_signals = signals.trap()
     try:

@@ -1,37 +1,53 @@
-"""goodput.png: per-flow goodput (top) and bottleneck queueing delay
-(bottom) over time, with the measurement window shaded."""
+"""goodput.png: per-flow goodput (top, with the link's capacity when it
+changes over time) and bottleneck queueing delay (bottom) over time, with
+the measurement window shaded."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import units
+from . import tables, units
 from .flow_groups import flow_groups
 
 if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.figure import Figure
+
     from .results import Result
 
 #: Legends beyond this many flows are folded into columns.
 _LEGEND_ROWS = 8
 
 
+#: The measurement window's label, above the goodput panel (outside the data).
+WINDOW_LABEL = "measurement window"
+#: Legend label of the link's capacity (drawn when it changes over time).
+CAPACITY_LABEL = "link capacity"
+
+
 def plot_goodput(result: "Result", path: Path) -> None:
-    import matplotlib
+    # Deterministic bytes: no timestamp or version in the PNG's metadata.
+    goodput_figure(result).savefig(path, dpi=110, metadata={"Software": None})
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    ts = result.timeseries
-    link = result.link
+def goodput_figure(result: "Result") -> "Figure":
+    """The figure of goodput.png (its artists are what tests look at)."""
+    # A bare Figure (no pyplot): savefig renders PNG with the Agg canvas,
+    # without pyplot's backend and figure-manager machinery to import.
+    from matplotlib.figure import Figure
+
+    flows = tables.flow_columns(result.raw)
+    link = tables.link_columns(result.raw)
     window = result.summary["window"]
     labels = result.scenario.flow_labels
 
-    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(10, 6.5), height_ratios=(3, 2))
+    fig = Figure(figsize=(10, 6.5))
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     n = len(labels)
     # Rows are (interval, flow) with every flow in every interval.
-    t = ts.column("t_s").to_numpy()[::n]
-    goodput = ts.column("goodput_mbps").to_numpy(zero_copy_only=False).reshape(-1, n)
+    t = flows["t_s"][::n]
+    goodput = flows["goodput_mbps"].reshape(-1, n)
     for label, columns in _line_groups(result):
         values = goodput[:, columns]
         if len(columns) == 1:
@@ -39,17 +55,19 @@ def plot_goodput(result: "Result", path: Path) -> None:
             continue
         (line,) = top.plot(t, values.mean(axis=1), linewidth=1.0, label=f"{label}: mean, min-max band")
         top.fill_between(t, values.min(axis=1), values.max(axis=1), color=line.get_color(), alpha=0.2, linewidth=0)
+    capacity = capacity_steps(result.scenario.config, link)
+    if capacity is not None:
+        x, mbps, drawstyle = capacity
+        # Behind the flows, which it bounds.
+        top.plot(x, mbps, drawstyle=drawstyle, color="black", linestyle="--", linewidth=0.8, zorder=1.5,
+                 label=CAPACITY_LABEL)
     top.set_ylabel("goodput (Mbit/s)")
     top.set_ylim(bottom=0)
     top.legend(loc="upper right", fontsize="small", ncol=max(1, -(-len(top.lines) // _LEGEND_ROWS)))
-    top.set_title(f"{result.scenario.name}: per-flow goodput and bottleneck queueing delay")
+    # Room between the axes and the title for the window's label.
+    top.set_title(f"{result.scenario.name}: per-flow goodput and bottleneck queueing delay", pad=14)
 
-    bottom.plot(
-        link.column("t_s").to_numpy(),
-        link.column("queue_delay_ms").to_numpy(zero_copy_only=False),
-        color="black",
-        linewidth=0.8,
-    )
+    bottom.plot(link["t_s"], link["queue_delay_ms"], color="black", linewidth=0.8)
     for ms, label, style in aqm_references(result.scenario.config["bottleneck"]):
         bottom.axhline(ms, color="tab:red", linestyle=style, linewidth=0.9, label=label)
     if bottom.get_legend_handles_labels()[0]:
@@ -61,12 +79,44 @@ def plot_goodput(result: "Result", path: Path) -> None:
     for ax in (top, bottom):
         ax.axvspan(window["from_s"], window["to_s"], color="tab:gray", alpha=0.12, linewidth=0)
         ax.grid(True, linewidth=0.3)
-    top.text(window["from_s"], 0.02, " measurement window", transform=top.get_xaxis_transform(),
-             va="bottom", fontsize="x-small", color="dimgray")
+    _label_window(top, window)
 
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    return fig
+
+
+def _label_window(ax, window: dict) -> None:
+    """Name the shaded window just above the axes, where no data is drawn:
+    from its start rightwards, or, for a window in the right half, from its
+    end leftwards (so the label stays over the axes)."""
+    low, high = ax.get_xlim()
+    left = window["from_s"] - low <= (high - low) / 2
+    ax.text(window["from_s"] if left else window["to_s"], 1.0, WINDOW_LABEL, transform=ax.get_xaxis_transform(),
+            ha="left" if left else "right", va="bottom", fontsize="x-small", color="dimgray")
+
+
+def capacity_steps(cfg: dict, link: dict[str, "np.ndarray"]) -> "tuple[np.ndarray, np.ndarray, str] | None":
+    """The link's capacity over time as (times s, Mbit/s, matplotlib
+    drawstyle), for a link whose rate changes (a trace or a rate schedule);
+    None for a constant rate, which draws no line. ``link``: the run's
+    :func:`tables.link_columns`.
+
+    A schedule is drawn from its changes, each from its own instant on. A
+    trace from link.parquet's ``rate_mbps``: each sample is the trace's
+    capacity over the telemetry interval that ends at it (a trace can hold
+    millions of delivery opportunities; the interval is what the flows'
+    goodput is measured over too).
+    """
+    import numpy as np
+
+    bn = cfg["bottleneck"]
+    if bn.get("trace"):
+        return link["t_s"], link["rate_mbps"], "steps-pre"
+    if not bn.get("schedule"):
+        return None
+    at_ns = [0] + [change["at_ns"] for change in bn["schedule"]] + [cfg["duration_ns"]]
+    rate_bps = [bn["rate_bps"]] + [change["rate_bps"] for change in bn["schedule"]]
+    return np.asarray(at_ns) / 1e9, np.asarray(rate_bps + rate_bps[-1:]) / 1e6, "steps-post"
 
 
 def aqm_references(bn: dict) -> list[tuple[float, str, str]]:
