@@ -81,6 +81,26 @@ def run_cli() -> tuple[float, int]:
     return wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 
 
+#: Engine runs per host model for the cost line (alternating; medians).
+COST_RUNS = 3
+
+
+def host_cost(path: Path) -> str:
+    """What the default host model costs: the engine's packets per wall
+    second with ``host = "linux"`` (the default) against ``"ideal"``
+    (docs/host.md, "Cost"; the target is at most 10%)."""
+    from ccarena import load_scenario
+
+    rates: dict[str, list[float]] = {"linux": [], "ideal": []}
+    for _ in range(COST_RUNS):
+        for host in rates:
+            engine = run_engine(json.dumps(load_scenario(path, {"host": host}).config))
+            rates[host].append(engine["packets"] / engine["wall_s"])
+    linux, ideal = (sorted(rates[h])[len(rates[h]) // 2] for h in ("linux", "ideal"))
+    return (f"host model:     {linux:,.0f} packets/wall-s with host = \"linux\" against {ideal:,.0f} with \"ideal\" "
+            f"(medians of {COST_RUNS}): costs {100 * (1 - linux / ideal):.1f}% (target <= 10%)")
+
+
 def ns3_binary() -> Path | None:
     """The built ns-3 peer, building it if ns-3 is installed but not built."""
     if NS3_BIN.exists():
@@ -125,6 +145,7 @@ def main() -> int:
         f"peak RSS {engine['maxrss_kib'] / 1024:.1f} MiB "
         f"(of which {engine['baseline_kib'] / 1024:.1f} MiB interpreter before the run); shares {shares}"
     )
+    print(host_cost(SCENARIO))
     cli_wall, cli_rss = run_cli()
     print(f"ccarena CLI:    {cli_wall:.3f} s wall end to end (parse, simulate, parquet, PNG), peak RSS {cli_rss / 1024:.1f} MiB")
     print(run_split.describe(run_split.split(SCENARIO, SPLIT_RUNS), SPLIT_RUNS, engine["wall_s"]))

@@ -35,9 +35,13 @@ def test_red_with_ecn_marks_instead_of_dropping_and_accecn_counts_every_mark(see
     assert s["marks"] > 0 and s["drops"] == 0
     assert s["queue_delay_ms"]["mean"] < 24
     for f in s["flows"]:
-        # Sent CE = echoed CE = delivered_ce, exactly.
+        # Echoed CE = delivered_ce, exactly; sent CE the same but for marked
+        # segments still on their way to the receiver when the run ends
+        # (seed 1: 285 marked, 284 received; a mark every ~0.05 s, 20 ms
+        # one way).
         assert f["ce_marked"] > 0
-        assert f["ce_marked"] == f["ce_received"] == f["delivered_ce"], f
+        assert f["ce_received"] == f["delivered_ce"], f
+        assert 0 <= f["ce_marked"] - f["ce_received"] <= 3, f
         assert f["retransmits_total"] == 0
 
 

@@ -33,13 +33,17 @@ def scenario(flows, *, buffer, seed, duration="120s", measure_from="30s", loss=N
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_one_flow_fills_the_link_with_a_small_queue(seed):
-    # 100 Mbit/s, 40 ms, buffer 1 BDP. Measured, seeds 1-5: utilisation
-    # 96.7% on every seed (BBR v1: 97.5%; v3 pays 2.5% for PROBE_RTT at
-    # half the BDP every 5 s, v1 ~1% at 4 packets every 10 s), mean
-    # queueing delay 2.3-3.0 ms (v1: 2.8), no retransmits.
+    # 100 Mbit/s, 40 ms, buffer 1 BDP. Measured, seeds 1-5, with the
+    # default host: utilisation 97.2-97.8%, mean queueing delay 6.0-8.7 ms,
+    # 197-315 retransmits in the window; live Linux (our bbr3 through BPF,
+    # one 40-s run, window 10-40 s): 97.8%, 5.9 ms, 209. With ideal hosts
+    # 96.7%, 2.3-3.0 ms and none: the host's bunched ACKs raise the
+    # ACK-aggregation allowance, and its stalls' bursts overflow the buffer
+    # now and then (v3 pays 2.5% for PROBE_RTT at half the BDP every 5 s,
+    # v1 ~1% at 4 packets every 10 s).
     r = ccarena.run(scenario([("bbr3", "40ms")], buffer="1bdp", seed=seed, duration="60s", measure_from="10s"))
     assert r.summary["utilization"] >= 0.90
-    assert r.summary["queue_delay_ms"]["mean"] <= 6.0  # 2x the worst seed; 15% of the RTT
+    assert r.summary["queue_delay_ms"]["mean"] <= 12.0  # above the worst seed; 30% of the RTT
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

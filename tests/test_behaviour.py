@@ -43,10 +43,21 @@ def test_two_bbr_flows_with_equal_rtt_are_fair():
     assert result.summary["jain"] >= 0.98, shares(result)
 
 
+#: Seeds of cubic-rtt the CUBIC target is judged over. A CUBIC pair swings
+#: on ~10-s scales and, with the host model, each seed is one sample of it:
+#: seeds 1-6 gave the 10 ms flow 56.8 / 65.5 / 61.4 / 61.2 / 57.7 / 65.2%
+#: (mean 61.3%); live Linux, three 120-s runs of the same example on
+#: different days, 58.3 / 63.5 / 65.5% (docs/live.md).
+CUBIC_SEEDS = range(1, 7)
+
+
 def test_cubic_short_rtt_flow_takes_at_least_60_percent():
-    result = run("cubic-rtt")
-    assert result.flows[0]["rtt_ms"] == 10.0
-    assert result.flows[0]["share"] >= 0.60, shares(result)
+    # On average over seeds: one run of a CUBIC pair is one sample.
+    results = [run("cubic-rtt")] + [ccarena.run(EXAMPLES / "cubic-rtt.toml", overrides={"seed": seed})
+                                    for seed in CUBIC_SEEDS if seed != 1]
+    assert all(r.flows[0]["rtt_ms"] == 10.0 for r in results)
+    short = [r.flows[0]["share"] for r in results]
+    assert statistics.mean(short) >= 0.60, short
 
 
 def retransmit_fraction(result: ccarena.Result, index: int) -> float:

@@ -42,6 +42,7 @@ from pydantic.fields import FieldInfo
 from ccarena import _core, cli
 from ccarena.api import simulate
 from ccarena.errors import ScenarioError
+from ccarena.host import DISTRIBUTIONS
 from ccarena.link_trace import _leb128
 from ccarena.live.engine import check_supported, delay_line_args, delayline_binary
 from ccarena.scenario import ResolvedScenario, Scenario, apply_overrides, engine_limits, load_scenario, param_specs
@@ -69,6 +70,9 @@ def _leaves(tp: Any, metadata: tuple = (), in_list: bool = False) -> Iterator[tu
             yield from _leaves(arg, metadata, in_list)
     elif origin is list:
         yield from _leaves(typing.get_args(tp)[0], metadata, True)
+    elif origin is tuple:  # a host distribution's (probability, ns) point
+        for arg in typing.get_args(tp):
+            yield from _leaves(arg, metadata, in_list)
     else:
         yield tp, metadata, in_list
 
@@ -89,10 +93,16 @@ def numeric_fields(model: type[BaseModel] = Scenario, prefix: str = "") -> dict[
 FIELDS = numeric_fields()
 
 
+#: A host model's distributions: lists of (cumulative probability, ns).
+HOST_DISTRIBUTIONS = tuple(f"host.{key}" for key in DISTRIBUTIONS)
+
+
 def _kind(field: str) -> str:
-    """"time", "rate", "size", "trace", "params", "int", "float" or "mark"."""
+    """"time", "rate", "size", "trace", "params", "int", "float", "mark" or "points"."""
     if field == "bottleneck.mark_threshold":
         return "mark"  # "20pkt", "30KB" or "1ms" (or an int, refused)
+    if field in HOST_DISTRIBUTIONS:
+        return "points"
     kinds = {m.kind for tp, meta, _ in _leaves(FIELDS[field].annotation, tuple(FIELDS[field].metadata))
              for m in meta if isinstance(m, Quantity)}
     if kinds:
@@ -158,6 +168,7 @@ CONTEXT: dict[str, dict[str, Any]] = {
     "flow[].rtt_schedule[]": {"flow.0.rtt_schedule": [{"at": "50ms", "rtt": "30ms"}]},
     # A day is cheap to simulate at 10 kbit/s, sampled hourly.
     "duration": {"bottleneck.rate": "10kbit", "output.interval": "3600s"},
+    "host.stalls_per_s": {"host.stall_length_ns": [[0.0, 1], [1.0, 1]]},
 }
 
 
@@ -170,9 +181,18 @@ def _text(field: str, value: int | float, unit: str) -> Any:
     kind = _kind(field)
     if kind == "mark":
         return {"packets": f"{value}pkt", "bytes": f"{value}B", "ns": f"{value}ns"}[unit]
+    if kind == "points":
+        return _points(value, unit)
     if unit == "16ths":
         return value / 16
     return {"time": f"{value}ns", "rate": f"{value}bit", "size": f"{value}B"}.get(kind, value)
+
+
+def _points(value: int, unit: str) -> list[list[float | int]]:
+    """A distribution of ``value`` points, or one whose largest value is ``value`` ns."""
+    if unit == "points":
+        return [[k / (value - 1), 0] for k in range(value)]
+    return [[0.0, 0], [1.0, value]]
 
 
 def _values(field: str, bound: str) -> tuple[int | float, int | float]:
@@ -230,6 +250,9 @@ def _engine_beyond(config: dict[str, Any], field: str, bound: str) -> dict[str, 
     _, beyond = _values(field, bound)
     if name == "mark_threshold":
         node[name] = {_unit(bound): beyond}
+        return config
+    if field in HOST_DISTRIBUTIONS:
+        node[name] = _points(beyond, _unit(bound))
         return config
     key = name if name in node else f"{name}_{_unit(bound)}"  # "flows", "target_ns", "limit_packets"
     node[key] = beyond

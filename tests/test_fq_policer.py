@@ -61,12 +61,14 @@ def test_fq_splits_bbr_and_cubic_evenly_where_droptail_lets_bbr_dominate(seed):
     assert all(abs(s - 0.5) <= 0.03 for s in shares(fq)), shares(fq)
     droptail = run("bbr-vs-cubic-shallow", seed)
     assert droptail.flows[0]["share"] >= 0.80, shares(droptail)
-    # BBR loses far less under fq: longest-queue drop trims BBR's own queue
-    # instead of the shared tail. Measured 1030-1555 vs ~14,000 retransmits
-    # over seeds 1-6 (9-14x; live Linux on the userspace fq bottleneck, 60 s:
-    # 1414 in 60 s, so more than the simulator, not less); 5x leaves room
-    # below the measured 9x.
-    assert fq.flows[0]["retransmits"] * 5 < droptail.flows[0]["retransmits"]
+    # BBR loses less under fq: longest-queue drop trims BBR's own queue
+    # instead of the shared tail. With ideal hosts 1030-1555 against ~14,000
+    # retransmits over seeds 1-6 (9-14x); with the host model (the default)
+    # 8692-10149 against 14792-14976 over seeds 1-3 (1.5-1.7x): the path's
+    # stalls release what BBR paced meanwhile as one burst, which overflows
+    # its own fq queue. Live Linux on the userspace fq bottleneck, 60 s:
+    # 1414 (docs/host.md, "What it changes": a miss of the host model).
+    assert fq.flows[0]["retransmits"] * 1.3 < droptail.flows[0]["retransmits"]
 
 
 def test_fq_queue_telemetry_adds_up():
@@ -107,8 +109,10 @@ def test_a_policer_above_the_link_rate_changes_nothing():
     # A bucket refilled at twice the link rate: one BBR flow, paced at most
     # ~2.9x its delivery rate in Startup, never empties the 64 kB burst
     # here, so the run is the one without a policer (it uses no RNG).
-    plain = run("bbr-policer", **{"bottleneck.policer": None})
-    loose = run("bbr-policer", **{"bottleneck.policer.rate": "200Mbit"})
+    # Ideal hosts: the host model's stalls release bursts a 64-kB bucket
+    # does not hold (133 drops with the default host), a different question.
+    plain = run("bbr-policer", **{"bottleneck.policer": None, "host": "ideal"})
+    loose = run("bbr-policer", **{"bottleneck.policer.rate": "200Mbit", "host": "ideal"})
     assert loose.summary["drops"] == plain.summary["drops"]
     assert loose.flows[0]["goodput_mbps"] == plain.flows[0]["goodput_mbps"]
 

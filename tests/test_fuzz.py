@@ -142,7 +142,9 @@ def test_a_trace_link_is_never_used_above_its_opportunities():
     # Issue 25: two Reno flows at 300 ms on the constant 12-Mbit/s trace
     # for 15 s reported 1.0001: the packet leaving at the end of the run (an
     # opportunity at 15 s, outside [5 s, 15 s)) counted in the window.
-    doc = {"duration": "15s", "bottleneck": {"trace": TRACES[0], "buffer": "1bdp"},
+    # Ideal hosts: the host model's stalls leave a few opportunities unused
+    # (0.9999), which is not what this checks.
+    doc = {"duration": "15s", "host": "ideal", "bottleneck": {"trace": TRACES[0], "buffer": "1bdp"},
            "flow": [{"cc": "reno", "rtt": "300ms", "count": 2}]}
     assert TRACES[0].endswith("const-12mbit.trace")
     scenario = load_scenario(doc)

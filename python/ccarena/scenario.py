@@ -26,6 +26,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from . import units
 from .errors import ScenarioError
+from .host import HostTable, resolve_host
 from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
 from .scenario_limits import check as check_limits
 from .scenario_limits import engine_limits
@@ -130,6 +131,9 @@ class Scenario(Strict):
     output: Output | None = None
     bottleneck: Bottleneck
     flow: list[Flow] = Field(min_length=1)
+    #: The hosts' timing (host.py): a named model ("linux", the default;
+    #: "ideal"), a model file, or a table.
+    host: HostTable | str | None = Field(default=None, union_mode="left_to_right")
 
 
 # --------------------------------------------------------------------------
@@ -437,7 +441,7 @@ def _validate(doc: Mapping[str, Any]) -> Scenario:
         first = exc.errors(include_url=False)[0]
         loc = tuple(first["loc"])
         # pydantic reports unions (int | float) per member; drop the member.
-        loc = tuple(p for p in loc if p not in ("float", "int", "str", "bool"))
+        loc = tuple(p for p in loc if p not in ("float", "int", "str", "bool", "HostTable"))
         raise ScenarioError(_error_path(loc), _validation_problem(first)) from None
 
 
@@ -700,8 +704,12 @@ def resolve(
         },
         "flows": flows,
     }
+    host_config, host_human = resolve_host(model.host, base_dir, limits)
+    if host_config is not None:
+        config["host"] = host_config
 
     human = model.model_dump(by_alias=True, exclude_none=True)
+    human["host"] = host_human
     human["measure"] = {"from": units.format_time(from_ns), "to": units.format_time(to_ns)}
     human["output"] = {"interval": units.format_time(interval_ns)}
     human["bottleneck"]["buffer_bytes"] = buffer_bytes

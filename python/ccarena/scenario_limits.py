@@ -75,6 +75,12 @@ FIELD_LIMITS: dict[str, tuple[str, ...]] = {
     "flow[].rtt_schedule[].at": (BEFORE_END,),
     "flow[].rtt_schedule[].rtt": ("max_rtt_ns",),
     "flow[].jitter": ("max_rtt_ns",),
+    "host.start_spread_ns": ("max_host_delay_ns",),
+    "host.stalls_per_s": ("max_host_stall_rate_hz",),
+    # A distribution: its points, and its largest value.
+    "host.ack_delay_ns": ("max_host_points", "max_host_delay_ns"),
+    "host.timer_lateness_ns": ("max_host_points", "max_host_delay_ns"),
+    "host.stall_length_ns": ("max_host_points", "max_host_delay_ns"),
 }
 
 
@@ -119,4 +125,6 @@ def human(value: int, unit: str) -> str:
         return f"{value}B"
     if unit == "16ths":
         return f"{value / 16:g}"
+    if unit == "hz":
+        return f"{value:,} per second"
     return f"{value:,} {unit}"

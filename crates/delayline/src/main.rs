@@ -11,7 +11,7 @@
 //!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
 //!               [--flow-schedule ADDR=T_NS:NS[,T_NS:NS...] ...]
 //!               [--flow-jitter ADDR=NS ...]
-//!               [--bottleneck BOTTLENECK_JSON|@FILE] [--seed N] [--check]
+//!               [--bottleneck BOTTLENECK_JSON|@FILE] [--seed N] [--trace FILE] [--check]
 //!
 //! `--check` reads the arguments and builds the bottleneck as a run would,
 //! prints `ok` and exits, without a device (no root needed): the front
@@ -38,6 +38,9 @@
 //! the device per-packet (no offloads): a 64-KB frame must not be one
 //! "packet" for RED, the drop decision or the per-packet serialisation.
 //!
+//! `--trace FILE` records every packet's arrival and departure with its
+//! TCP numbers (trace.rs): what the live engine's host measurement reads.
+//!
 //! Prints `ready` on stdout once the device exists. Commands on stdin, one
 //! per line: `t0 NS` (time zero of the run: rate and RTT schedules start),
 //! `s` (print one JSON line of link counters), `s+` / `s-` (the same, then
@@ -49,6 +52,7 @@ mod ecn;
 mod link;
 mod queue;
 mod sys;
+mod trace;
 mod vnet;
 
 use std::io::Write;
@@ -58,6 +62,7 @@ use std::process::ExitCode;
 
 use link::Link;
 use queue::{DelayQueues, Endpoint};
+use trace::PacketTrace;
 use sim::config::BottleneckConfig;
 use sim::distribution::Distribution;
 
@@ -81,6 +86,7 @@ struct Args {
     bottleneck: Option<BottleneckConfig>,
     seed: u64,
     check: bool,
+    trace: Option<std::path::PathBuf>,
 }
 
 fn parse_addr(spec: &str, addr: &str) -> Result<[u8; 4], String> {
@@ -129,6 +135,7 @@ fn parse_args() -> Result<Args, String> {
     let mut bottleneck = None;
     let mut seed = 1;
     let mut check = false;
+    let mut trace = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -158,6 +165,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--seed" => seed = value()?.parse().map_err(|_| "--seed: expected an integer".to_string())?,
             "--check" => check = true,
+            "--trace" => trace = Some(value()?.into()),
             _ => return Err(format!("unknown argument {arg}")),
         }
     }
@@ -168,7 +176,7 @@ fn parse_args() -> Result<Args, String> {
         endpoint_of(&mut endpoints, &spec, addr)?.ack_jitter_ns = jitter;
     }
     let tun = tun.ok_or("--tun is required")?;
-    Ok(Args { tun, endpoints, bottleneck, seed, check })
+    Ok(Args { tun, endpoints, bottleneck, seed, check, trace })
 }
 
 #[derive(Default)]
@@ -279,6 +287,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
     let gso = args.bottleneck.is_none();
     let tun = sys::open_tun(&args.tun, gso)?;
     let header = if gso { vnet::HEADER_LEN } else { 0 };
+    let mut trace = args.trace.as_deref().map(PacketTrace::create).transpose()?;
     sys::set_nonblocking(0)?;
     say("ready")?;
     let mut queues = DelayQueues::new(args.endpoints, args.seed);
@@ -296,6 +305,9 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
         };
         let ready = sys::wait_readable(&fds, next.map(|due| due.saturating_sub(now)))?;
         if ready[1] {
+            if let Some(trace) = trace.as_mut() {
+                trace.flush()?;
+            }
             return Ok((stats, link));
         }
         if fds.len() > 2 && ready[2] {
@@ -323,6 +335,9 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
                     }
                     Some(_) if queues.queued_bytes() + n > MAX_QUEUED_BYTES => stats.dropped_overflow += 1,
                     Some(key) => {
+                        if let Some(trace) = trace.as_mut() {
+                            trace.record(trace::Kind::Read, arrived, 0, key, &frame[header..])?;
+                        }
                         match link.as_mut() {
                             // Data (from the flow's address) through the bottleneck first.
                             Some(link) if key % 2 == 0 => {
@@ -358,6 +373,9 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
             stats.note_late(late);
             if sys::write_packet(tun_fd, &packet.bytes).is_err() {
                 stats.write_errors += 1;
+            }
+            if let Some(trace) = trace.as_mut() {
+                trace.record(trace::Kind::Written, sys::monotonic_ns(), packet.due_ns, packet.key, &packet.bytes[header..])?;
             }
         }
     }

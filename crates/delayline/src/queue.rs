@@ -17,6 +17,8 @@ use sim::jitter::Jitter;
 /// One delayed packet (or GSO frame).
 pub struct Delayed {
     pub due_ns: u64,
+    /// The queue it left (see [`DelayQueues::classify`]).
+    pub key: usize,
     pub bytes: Vec<u8>,
 }
 
@@ -111,7 +113,7 @@ impl DelayQueues {
         let behind = queue.back().map_or(0, |d| d.due_ns);
         let due_ns = (entered_ns + delay).max(behind);
         self.queued_bytes += bytes.len();
-        queue.push_back(Delayed { due_ns, bytes });
+        queue.push_back(Delayed { due_ns, key, bytes });
         due_ns
     }
 

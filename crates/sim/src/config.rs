@@ -31,6 +31,33 @@ pub struct SimConfig {
     pub wire_overhead: u32,
     pub bottleneck: BottleneckConfig,
     pub flows: Vec<FlowConfig>,
+    /// What the hosts add to the timing ([`crate::host`]); None: ideal
+    /// hosts (`host = "ideal"`), exact timing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostConfig>,
+}
+
+/// The hosts' timing model ([`crate::host`]), resolved from the scenario's
+/// `host` (a named model measured on Linux, or the user's own). Each
+/// distribution is (cumulative probability, ns) points.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// A flow starts up to this much after its `start`, uniformly, ns.
+    #[serde(default)]
+    pub start_spread_ns: u64,
+    /// Extra delay of each ACK on its way to the sender's TCP.
+    #[serde(default)]
+    pub ack_delay_ns: Vec<(f64, u64)>,
+    /// Lateness of a sender's timer (pacing release, retransmission).
+    #[serde(default)]
+    pub timer_lateness_ns: Vec<(f64, u64)>,
+    /// Host stalls per second (a Poisson process; 0: none).
+    #[serde(default)]
+    pub stalls_per_s: f64,
+    /// Length of a stall.
+    #[serde(default)]
+    pub stall_length_ns: Vec<(f64, u64)>,
 }
 
 /// The shared bottleneck link, forward direction only (ACKs are not queued).

@@ -6,6 +6,12 @@
 //!     ^                                                        |
 //!     +----------------- ack pipe i (rtt_i/2) <--(ACK)--- receiver i
 //! ```
+//! The hosts at both ends ([`crate::host`]) add their timing: a flow's
+//! start phase, each ACK's turnaround (in the ACK pipe), a sender timer's
+//! lateness, and stalls of the path, which hold the packets on their way
+//! to the bottleneck (a flow's egress) and the ACKs on theirs to the
+//! sender until they end.
+//!
 //! Time is integer nanoseconds; events with equal times run in scheduling
 //! order ([`EventQueue`]). Each pipe has at most one pending event (its
 //! head), the link one valid event (the end of the current transmission;
@@ -21,6 +27,7 @@
 use crate::bottleneck::{nanobits_to_bytes, Bottleneck, LinkCounters, Offer};
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
+use crate::host::{FlowHost, Stalls};
 use crate::jitter::Jitter;
 use crate::packet::{AckPacket, DataPacket};
 use crate::pipe::Pipe;
@@ -52,6 +59,8 @@ enum Event {
     DataPipe(u32),
     /// The head of flow's ACK pipe reaches the sender.
     AckPipe(u32),
+    /// The head of flow's egress (packets a stall held) reaches the link.
+    Egress(u32),
     /// Flow's receiver timer: delayed ACK or SACK compression (the
     /// receiver ignores it if an ACK sent since made it moot).
     AckTimer(u32),
@@ -68,6 +77,11 @@ struct Flow {
     receiver: Receiver,
     data_pipe: Pipe<DataPacket>,
     ack_pipe: Pipe<AckPacket>,
+    /// Packets sent during a stall of the path, held until it ends (and
+    /// those behind them, in order); empty without stalls.
+    egress: Pipe<DataPacket>,
+    /// The flow's hosts: start phase, ACK turnaround, timer lateness.
+    host: FlowHost,
     wake_gen: u32,
     wake_at: Option<u64>,
     sent: u64,
@@ -97,6 +111,8 @@ pub struct Simulation {
     recorder: Recorder,
     link_at_from: LinkCounters,
     link_at_to: Option<LinkCounters>,
+    /// The hosts' stalls (nothing arrives and no timer fires during one).
+    stalls: Stalls,
     /// Reused buffer for packets a sender emits in one poll.
     out: Vec<DataPacket>,
 }
@@ -132,6 +148,8 @@ impl Simulation {
                     receiver: Receiver::new(i as u32, cfg.mss, f.ecn),
                     data_pipe: Pipe::new(fwd),
                     ack_pipe: Pipe::with_jitter(f.rtt_ns - fwd, Jitter::for_flow(f.jitter_ns, cfg.seed, i)),
+                    egress: Pipe::new(0),
+                    host: FlowHost::for_flow(cfg.host.as_ref(), cfg.seed, i),
                     wake_gen: 0,
                     wake_at: None,
                     sent: 0,
@@ -151,11 +169,13 @@ impl Simulation {
             recorder: Recorder::new(cfg.interval_ns, n, (cfg.duration_ns / cfg.interval_ns) as usize),
             link_at_from: Default::default(),
             link_at_to: None,
+            stalls: Stalls::new(cfg.host.as_ref(), cfg.seed),
             out: Vec::with_capacity(64),
             cfg,
         };
         for (i, f) in sim.cfg.flows.iter().enumerate() {
-            sim.events.schedule(f.start_ns, Event::FlowStart(i as u32));
+            let start = (f.start_ns + sim.flows[i].host.start_offset()).min(sim.cfg.duration_ns - 1);
+            sim.events.schedule(start, Event::FlowStart(i as u32));
         }
         for (f, fc) in sim.cfg.flows.iter().enumerate() {
             for (idx, c) in fc.rtt_schedule.iter().enumerate() {
@@ -265,6 +285,14 @@ impl Simulation {
                     self.events.schedule(t, Event::AckPipe(f));
                 }
             }
+            Event::Egress(f) => {
+                while let Some(pkt) = self.flows[f as usize].egress.pop_due(now) {
+                    self.offer(pkt);
+                }
+                if let Some(t) = self.flows[f as usize].egress.head_exit_ns() {
+                    self.events.schedule(t, Event::Egress(f));
+                }
+            }
             Event::AckTimer(f) => {
                 if let Some(ack) = self.flows[f as usize].receiver.on_timer(now) {
                     self.send_ack(f, ack);
@@ -315,7 +343,11 @@ impl Simulation {
     }
 
     fn send_ack(&mut self, f: u32, ack: AckPacket) {
-        if let Some(t) = self.flows[f as usize].ack_pipe.push(self.now_ns, ack) {
+        let now = self.now_ns;
+        let fl = &mut self.flows[f as usize];
+        let turnaround = fl.host.ack_delay();
+        let stalls = &mut self.stalls;
+        if let Some(t) = fl.ack_pipe.push_with(now, ack, |t| stalls.release(now, t + turnaround)) {
             self.events.schedule(t, Event::AckPipe(f));
         }
     }
@@ -325,25 +357,42 @@ impl Simulation {
     fn poll_sender(&mut self, f: u32) {
         let now = self.now_ns;
         let mut out = std::mem::take(&mut self.out);
-        let fl = &mut self.flows[f as usize];
-        fl.sender.poll(now, &mut out);
+        self.flows[f as usize].sender.poll(now, &mut out);
+        // During a stall of the path the packets wait for its end (and
+        // later ones behind them), as they would in a stalled host or delay line.
+        let held_until = if out.is_empty() { now } else { self.stalls.release(now, now) };
         for pkt in out.drain(..) {
+            let fl = &mut self.flows[f as usize];
             fl.sent += 1;
-            match self.link.offer(now, pkt, &mut self.rng) {
-                Offer::StartedTx(t) => self.events.schedule(t, Event::LinkTxDone { gen: self.link_gen }),
-                // Drops are counted per flow by the link (under fq a
-                // packet of another flow may be the one that is lost).
-                Offer::Queued | Offer::Dropped(_) => {}
+            if held_until > now || !fl.egress.is_empty() {
+                if let Some(t) = fl.egress.push_with(now, pkt, |_| held_until) {
+                    self.events.schedule(t, Event::Egress(f));
+                }
+            } else {
+                self.offer(pkt);
             }
         }
         self.out = out;
+        let fl = &mut self.flows[f as usize];
         if let Some(t) = fl.sender.next_wakeup_ns() {
             let t = t.max(now);
             if fl.wake_at.is_none_or(|w| t < w) {
                 fl.wake_gen = fl.wake_gen.wrapping_add(1);
                 fl.wake_at = Some(t);
-                self.events.schedule(t, Event::SenderWake { flow: f, gen: fl.wake_gen });
+                // The timer fires late.
+                let fires = t + fl.host.timer_lateness();
+                self.events.schedule(fires, Event::SenderWake { flow: f, gen: fl.wake_gen });
             }
+        }
+    }
+
+    /// Offers a packet to the bottleneck now.
+    fn offer(&mut self, pkt: DataPacket) {
+        match self.link.offer(self.now_ns, pkt, &mut self.rng) {
+            Offer::StartedTx(t) => self.events.schedule(t, Event::LinkTxDone { gen: self.link_gen }),
+            // Drops are counted per flow by the link (under fq a packet of
+            // another flow may be the one that is lost).
+            Offer::Queued | Offer::Dropped(_) => {}
         }
     }
 
@@ -368,7 +417,9 @@ impl Simulation {
                     sent_segments: f.sent,
                     arrived_segments: f.receiver.arrived_segments(),
                     dropped_segments: self.link.flow_drops(i),
-                    in_network_segments: self.link.flow_packets(i as u32) + f.data_pipe.len() as u64,
+                    in_network_segments: self.link.flow_packets(i as u32)
+                        + f.data_pipe.len() as u64
+                        + f.egress.len() as u64,
                     rtt_mean_us: rtts.mean(),
                     rtt_p95_us: rtts.percentile(95.0).map(|us| us as f64),
                     rto_count: tel.rto_count,
@@ -439,6 +490,7 @@ mod tests {
             wire_overhead: 66,
             bottleneck: BottleneckConfig::droptail(100_000_000, 2_000_000),
             flows,
+            host: None,
         };
         let with = |mut c: SimConfig, change: &dyn Fn(&mut SimConfig)| {
             change(&mut c);

@@ -5,7 +5,8 @@
 //! Where to look:
 //! - [`event_loop`]: the event loop and the topology;
 //! - [`bottleneck`] and [`qdisc`]: the link, its FIFO and queue disciplines;
-//! - [`pipe`]: propagation delay; [`jitter`]: a host's random extra delay;
+//! - [`pipe`]: propagation delay; [`host`]: what real hosts add to the
+//!   timing (measured on Linux); [`jitter`]: a flow's extra ACK delay;
 //! - [`tcp`]: the TCP sender (rate sampling, pacing, loss recovery, CC calls);
 //! - [`receiver`]: cumulative ACK + SACK, delayed ACKs;
 //! - [`telemetry`] and [`distribution`]: per-interval series and window
@@ -19,6 +20,7 @@ pub mod config;
 pub mod distribution;
 pub mod event_loop;
 pub mod event_queue;
+pub mod host;
 pub mod jitter;
 pub mod limits;
 pub mod packet;

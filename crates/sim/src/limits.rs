@@ -112,10 +112,25 @@ pub const MAX_QUANTUM_BYTES: u64 = 1 << 20;
 /// scenario's flows) buckets.
 pub const MAX_FQ_CODEL_FLOWS: u64 = 65_536;
 
+/// A host model's delays (`host.*_ns`: a start spread, an ACK's
+/// turnaround, a timer's lateness, a stall), ns: 1 s. A measured Linux
+/// host's longest stall is ~20 ms; a second is far beyond any host and
+/// keeps every sum of them with the run's times far inside u64.
+pub const MAX_HOST_DELAY_NS: u64 = 1_000_000_000;
+
+/// A host model's stalls per second (`host.stalls_per_s`): 1000. Each one
+/// is an event-free interval the engine draws ahead of time; a measured
+/// Linux host has ~5.
+pub const MAX_HOST_STALL_RATE_HZ: u64 = 1_000;
+
+/// Points of one host distribution (`host.ack_delay_ns`, ...): 64 (a
+/// measured one has 18); each draw searches them.
+pub const MAX_HOST_POINTS: u64 = 64;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
 /// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
 /// `max_` bounds from above, `min_` from below.
-pub fn all() -> [(&'static str, u64); 17] {
+pub fn all() -> [(&'static str, u64); 20] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -134,6 +149,9 @@ pub fn all() -> [(&'static str, u64); 17] {
         ("min_quantum_bytes", MIN_QUANTUM_BYTES),
         ("max_quantum_bytes", MAX_QUANTUM_BYTES),
         ("max_fq_codel_flows", MAX_FQ_CODEL_FLOWS),
+        ("max_host_delay_ns", MAX_HOST_DELAY_NS),
+        ("max_host_stall_rate_hz", MAX_HOST_STALL_RATE_HZ),
+        ("max_host_points", MAX_HOST_POINTS),
     ]
 }
 

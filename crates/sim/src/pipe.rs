@@ -32,8 +32,15 @@ impl<T> Pipe<T> {
     /// Puts `item` in at `now_ns`. Returns its exit time if the pipe was
     /// empty, i.e. when the caller must schedule the head event.
     pub fn push(&mut self, now_ns: u64, item: T) -> Option<u64> {
+        self.push_with(now_ns, item, |exit| exit)
+    }
+
+    /// As [`Pipe::push`], with the exit time the pipe gives (delay and
+    /// jitter) passed through `host` first ([`crate::host`]: a host's
+    /// turnaround, a stall); still never before the item ahead.
+    pub fn push_with(&mut self, now_ns: u64, item: T, host: impl FnOnce(u64) -> u64) -> Option<u64> {
         let behind = self.items.back().map_or(0, |(t, _)| *t);
-        let exit = (now_ns + self.delay_ns + self.jitter.draw()).max(behind);
+        let exit = host(now_ns + self.delay_ns + self.jitter.draw()).max(behind);
         let was_empty = self.items.is_empty();
         self.items.push_back((exit, item));
         was_empty.then_some(exit)

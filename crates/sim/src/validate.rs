@@ -4,7 +4,7 @@
 //! `<field path>: <problem>`, with the paths of the Python front end
 //! (`duration`, `bottleneck.rate`, `flow[2].rtt`, ...).
 
-use crate::config::{Aqm, MarkThreshold, SimConfig};
+use crate::config::{HostConfig, Aqm, MarkThreshold, SimConfig};
 use crate::limits::{self, *};
 
 /// Checks a resolved scenario; the error is one line naming the field.
@@ -179,6 +179,9 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
             }
         }
     }
+    if let Some(h) = &cfg.host {
+        host(h)?;
+    }
     let rows = limits::series_rows(cfg.duration_ns, cfg.interval_ns, cfg.flows.len() as u64);
     if rows > MAX_SERIES_ROWS as u128 {
         return Err(format!(
@@ -220,6 +223,39 @@ fn at_most(field: &str, value: u64, max: u64, unit: Unit) -> Result<(), String> 
 fn at_least(field: &str, value: u64, min: u64, unit: Unit) -> Result<(), String> {
     if value < min {
         return Err(format!("{field}: {} is below the engine's limit of {}", human(value, unit), human(min, unit)));
+    }
+    Ok(())
+}
+
+/// A host model ([`crate::host`]): its delays and stall rate within the
+/// limits, each distribution an inverse CDF.
+fn host(h: &HostConfig) -> Result<(), String> {
+    at_most("host.start_spread_ns", h.start_spread_ns, MAX_HOST_DELAY_NS, Unit::Ns)?;
+    if !(h.stalls_per_s >= 0.0 && h.stalls_per_s <= MAX_HOST_STALL_RATE_HZ as f64) {
+        return Err(format!(
+            "host.stalls_per_s: {} is outside the engine's limits of 0 to {MAX_HOST_STALL_RATE_HZ} per second",
+            h.stalls_per_s
+        ));
+    }
+    if h.stalls_per_s > 0.0 && h.stall_length_ns.is_empty() {
+        return Err("host.stall_length_ns: stalls need their lengths".into());
+    }
+    for (field, points) in
+        [("ack_delay_ns", &h.ack_delay_ns), ("timer_lateness_ns", &h.timer_lateness_ns), ("stall_length_ns", &h.stall_length_ns)]
+    {
+        let field = format!("host.{field}");
+        if points.is_empty() {
+            continue;
+        }
+        at_most(&field, points.len() as u64, MAX_HOST_POINTS, Unit::Count)?;
+        let rising = points.windows(2).all(|w| w[1].0 > w[0].0);
+        if points[0].0 != 0.0 || points[points.len() - 1].0 != 1.0 || !rising {
+            return Err(format!("{field}: cumulative probabilities must rise from 0.0 to 1.0"));
+        }
+        if points.windows(2).any(|w| w[1].1 < w[0].1) {
+            return Err(format!("{field}: values (ns) must be non-negative and never fall"));
+        }
+        at_most(&field, points[points.len() - 1].1, MAX_HOST_DELAY_NS, Unit::Ns)?;
     }
     Ok(())
 }
@@ -282,6 +318,7 @@ mod tests {
             ecn: Default::default(),
             jitter_ns: 0,
             }],
+            host: None,
         }
     }
 

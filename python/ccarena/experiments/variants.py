@@ -50,17 +50,6 @@ def buffer(bdp: float) -> str:
     return f"{bdp:g}bdp"
 
 
-def host_jitter(rate: str) -> str:
-    """One wire packet's serialisation time at ``rate``, as a scenario time
-    string: the ``jitter`` (random extra ACK delay) that removes the
-    simulator's traffic phase effect between ACK-clocked and paced flows
-    in a full drop-tail queue (docs/scenario-format.md, "Host jitter";
-    Floyd and Jacobson used a random processing time of up to one
-    bottleneck service time)."""
-    ns = units.PACKET_WIRE_BYTES * 8 * 1_000_000_000 // units.parse_rate(rate)
-    return f"{ns}ns"
-
-
 def scenario(
     flows: list[dict[str, Any]],
     *,

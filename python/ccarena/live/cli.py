@@ -62,6 +62,14 @@ def add_parsers(sub) -> None:
     cap.add_argument("--measure", action="store_true", help="measure again (~7 s of live traffic) and cache the figure")
     add_wait_argument(cap)
 
+    host = live_sub.add_parser("host", help="the simulator's host models; --measure: measure this host (root, ~4 min)")
+    host.add_argument("--measure", action="store_true",
+                      help="measure this host's timing on the testbed, idle and busy, and print the fitted models")
+    host.add_argument("--runs", type=int, default=3, metavar="N", help="runs of each measurement (default 3)")
+    host.add_argument("--out", type=Path, metavar="DIR",
+                      help="with --measure: also write the models (linux.toml, linux-busy.toml) and the samples' "
+                           "summaries into this run directory")
+
     cmp = sub.add_parser("compare", help="run a scenario on the simulator and live; print both tables and the differences")
     _scenario_args(cmp, "write DIR/sim and DIR/live (default: runs/<scenario name>-compare)")
     add_wait_argument(cmp)
@@ -84,8 +92,10 @@ def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
         return _cleanup(args.wait)
     if args.live_command == "capacity":
         return _capacity(args.measure, args.wait)
+    if args.live_command == "host":
+        return _host(args)
     if args.live_command != "run":
-        raise ScenarioError("live", "expected `live run SCENARIO.toml`, `live cleanup` or `live capacity`")
+        raise ScenarioError("live", "expected `live run SCENARIO.toml`, `live cleanup`, `live capacity` or `live host`")
     from ..units import plural
     from .engine import load_live_scenario, run_live
 
@@ -131,6 +141,47 @@ def _cleanup(wait: float | None) -> int:
     finally:
         lock.release()
     print(f"removed: {', '.join(removed)}" if removed else "nothing to clean up")
+    return 0
+
+
+def _host(args: argparse.Namespace) -> int:
+    """Print the host models; with --measure, measure this host first."""
+    import tomllib
+
+    from .. import host
+    from ..errors import ScenarioError
+    from . import hostmodel
+
+    if not args.measure:
+        if args.out is not None:
+            raise ScenarioError("--out", "only with --measure")
+        for name in host.names():
+            if name != host.IDEAL:
+                text = (host.MODELS / f"{name}.toml").read_text(encoding="utf-8")
+                print(hostmodel.describe(name, tomllib.loads(text)))
+                print("  " + text.splitlines()[0].lstrip("# "))
+        return 0
+    if args.runs < 1:
+        raise ScenarioError("--runs", f"must be >= 1, got {args.runs}")
+    from ..rundir import atomic_dir, check_target
+    from .engine import check_prerequisites
+
+    check_prerequisites()
+    if args.out is not None:
+        check_target(args.out, "run")
+    source = hostmodel.provenance()
+    files = {}
+    for name, busy in (("linux", False), ("linux-busy", True)):
+        samples = hostmodel.measure(busy, args.runs, _log)
+        model = hostmodel.fit(samples)
+        print(hostmodel.describe(name, model))
+        files[f"{name}.toml"] = hostmodel.to_toml(name, model, source, samples)
+        files[f"{name}.samples.json"] = hostmodel.summary_json(samples)
+    if args.out is not None:
+        with atomic_dir(args.out, "run") as tmp:
+            for file, text in files.items():
+                (tmp / file).write_text(text, encoding="utf-8")
+        print(f"models: {args.out}")
     return 0
 
 

@@ -46,6 +46,10 @@ def delayline_binary() -> Path:
     return Path(__file__).resolve().parents[3] / "target" / "release" / "delayline"
 
 
+#: What a live run's summary says of its hosts.
+LIVE_HOST = "real (the live engine adds no host model)"
+
+
 def load_live_scenario(
     source: str | Path | Mapping[str, Any] | ResolvedScenario,
     overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
@@ -69,6 +73,10 @@ def load_live_scenario(
         from .. import _core
 
         resolved = resolve(doc, name=name, known_ccs=known_names(set(_core.cc_names())), base_dir=base_dir if base_dir is not None else source_dir(source))
+        # The live engine's hosts are real: it adds no host model (the
+        # scenario's `host` is the simulator's).
+        resolved.config.pop("host", None)
+        resolved.human["host"] = LIVE_HOST
     check_supported(resolved, bottleneck)
     return resolved
 
@@ -228,9 +236,12 @@ def run_live(
     announce: str | None = None,
     bottleneck: str = "auto",
     wait: float | None = None,
+    packet_trace: Path | None = None,
 ) -> Result:
     """Run a (live-checked) scenario on the testbed; returns a Result whose
     summary has ``engine: "live"``. Needs root; holds the testbed lock.
+    ``packet_trace``: a file for the delay line's packet trace (the host
+    measurement's input, crates/delayline/src/trace.rs).
     ``wait``: seconds to wait for it if another live command holds it
     (``math.inf``: until it is free; None: $CCARENA_LIVE_WAIT, else refuse
     at once). ``announce`` is logged once the testbed is ours (so that a
@@ -260,7 +271,7 @@ def run_live(
                     warn = capacity.warning(scenario.config, record)
                     if warn:
                         log(warn)
-                result = _execute(scenario, mode, binary)
+                result = _execute(scenario, mode, binary, packet_trace=packet_trace)
             finally:
                 lock.release()
         except Exception:
@@ -303,7 +314,8 @@ def host_capacity(binary: Path, log: Callable[[str], None], remeasure: bool = Fa
     return record
 
 
-def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "live traffic") -> Result:
+def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "live traffic",
+             packet_trace: Path | None = None) -> Result:
     """One run on a fresh testbed (the lock is held): set up, run, tear
     down; the Result, not yet saved. While the traffic runs, a bar of its
     seconds (``what``) at a terminal (ccarena.progress)."""
@@ -319,7 +331,8 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
 
         with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
             delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
-                                         *delay_line_args(cfg, mode, Path(tmp) / "bottleneck.json")])
+                                         *delay_line_args(cfg, mode, Path(tmp) / "bottleneck.json"),
+                                         *(["--trace", str(packet_trace)] if packet_trace else [])])
             children.append(delay)
             # Ready: it has read its arguments (and the file, if any).
             if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":

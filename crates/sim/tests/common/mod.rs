@@ -34,5 +34,6 @@ pub fn scenario(flows: Vec<FlowConfig>, rate_bps: u64, buffer_bytes: u64) -> Sim
         wire_overhead: 66,
         bottleneck: BottleneckConfig::droptail(rate_bps, buffer_bytes),
         flows,
+        host: None,
     }
 }

@@ -101,11 +101,8 @@ SETUP = [
     "Our BBR is Linux 6.x BBRv1 (cc/bbr.c); the paper ran Linux 4.14, which lacks the ACK-aggregation "
     "allowance in cwnd and the 1% pacing margin. Where it matters an ablation with both switched off "
     "(\"BBR, Linux 4.14 cwnd/pacing\") runs next to it.",
-    "Every flow's ACKs get a random extra delay of up to one packet's time at the bottleneck (`jitter`: "
-    "0.61 ms at 20 Mbit/s, 0.24 ms at 50, 0.12 ms at 100), standing in for the processing time of the paper's hosts, which it does not "
-    "give: without it CUBIC's ACK-clocked packets reach a full queue at a fixed point between two "
-    "departures, and at 40 ms BBR-CWS's share at 1 BDP moves from 65% to 75% (Jain 0.92 to 0.81; 60-s "
-    "runs, 5 seeds) with 0.3 ms of jitter (docs/scenario-format.md, \"Host jitter\").",
+    "The hosts are the simulator's default host model, measured on Linux (`host = \"linux\"`, docs/host.md), "
+    "as in every other experiment: the paper does not describe its hosts' timing.",
 ]
 
 #: How Jain's index is taken (the paper gives the formula but not the interval).
@@ -151,10 +148,7 @@ def scenario(
     rate: str = RATE,
     interval: str | None = None,
 ) -> dict[str, Any]:
-    """A scenario document: the whole run is the measurement window; every
-    flow's ACKs get one packet's time of host jitter (SETUP)."""
-    jitter = variants.host_jitter(rate)
-    flows = [{"jitter": jitter, **f} for f in flows]
+    """A scenario document: the whole run is the measurement window."""
     doc: dict[str, Any] = {
         "duration": f"{duration:g}s",
         "seed": seed,

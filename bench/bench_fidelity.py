@@ -1,0 +1,235 @@
+"""`make bench-fidelity`: the simulator's runs against repeated runs on real
+Linux, flow by flow, as distributions.
+
+A battery of scenarios (RTT ratios 2 to 8, three flows, BBR against CUBIC
+from 0.5 to 16 BDP, CUBIC against CUBIC, 10 and 100 Mbit/s, and our
+algorithms loaded into the kernel through BPF: bbq, bbr_cws, bbr3), each
+run on the live engine several times and on the simulator over several
+seeds, with the default host model and, for comparison, without one
+(``host = "ideal"``). For each flow it prints the live mean and standard
+deviation of its share, the simulator's, and the difference, and checks
+the targets:
+
+- the simulator's mean within TARGET_PP percentage points of the live mean;
+- where the live standard deviation is at least SPREAD_FLOOR_PP, the
+  simulator's within a factor SPREAD_FACTOR of it.
+
+A live run whose CPUs the hypervisor gave to others for more than
+MAX_STEAL of its time is kept in the file but not counted, and repeated:
+on a virtual machine such runs are measurements of the hypervisor.
+
+The live runs take ~70 minutes; they are cached in a dated results file
+under docs/ (``docs/fidelity-live-DATE.json``, committed), and the bench
+uses the newest one unless asked to run them again:
+
+    python bench/bench_fidelity.py                # the simulator against the newest live results
+    python bench/bench_fidelity.py --live         # run the live part again (root), then compare
+    python bench/bench_fidelity.py --only bbr-10-50,cubic-10-50
+
+A benchmark, not a test: it fails only if a run does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+#: The targets (issue 26): mean within 2 pp, spread within a factor 2
+#: where real runs spread by at least 0.5 pp.
+TARGET_PP = 2.0
+SPREAD_FACTOR = 2.0
+SPREAD_FLOOR_PP = 0.5
+LIVE_RUNS = 5
+#: A live run whose CPUs the hypervisor gave to others for more than this
+#: share of its time (/proc/stat's steal) is not a measurement of Linux:
+#: on this virtual machine runs with 27-41% stolen gave BBR's 10 ms flow
+#: 40-58% of the link against 4-9% in runs with under 1% stolen. Such runs
+#: are kept in the results file, marked, and repeated.
+MAX_STEAL = 0.05
+#: Attempts per scenario at most, to find LIVE_RUNS clean runs.
+MAX_ATTEMPTS = 3 * LIVE_RUNS
+SIM_SEEDS = tuple(range(1, 11))
+#: Every scenario's length and window.
+TIMING = {"duration": "40s", "measure": {"from": "10s"}}
+
+
+def _flow(cc: str, rtt: str, **extra: Any) -> dict[str, Any]:
+    return {"cc": cc, "rtt": rtt, **extra}
+
+
+def _scenario(rate: str, buffer: str, *flows: dict[str, Any]) -> dict[str, Any]:
+    return {**TIMING, "bottleneck": {"rate": rate, "buffer": buffer}, "flow": list(flows)}
+
+
+#: name -> scenario (without seed and host).
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "bbr-10-20": _scenario("100Mbit", "2MB", _flow("bbr", "10ms"), _flow("bbr", "20ms")),
+    "bbr-10-50": _scenario("100Mbit", "2MB", _flow("bbr", "10ms"), _flow("bbr", "50ms")),
+    "bbr-10-80": _scenario("100Mbit", "2MB", _flow("bbr", "10ms"), _flow("bbr", "80ms")),
+    "bbr-three": _scenario("100Mbit", "2MB", _flow("bbr", "10ms"), _flow("bbr", "30ms"), _flow("bbr", "50ms")),
+    "bbr-cubic-0.5bdp": _scenario("100Mbit", "0.5bdp", _flow("bbr", "40ms"), _flow("cubic", "40ms")),
+    "bbr-cubic-2bdp": _scenario("100Mbit", "2bdp", _flow("bbr", "40ms"), _flow("cubic", "40ms")),
+    "bbr-cubic-8bdp": _scenario("100Mbit", "8bdp", _flow("bbr", "40ms"), _flow("cubic", "40ms")),
+    "bbr-cubic-16bdp": _scenario("100Mbit", "16bdp", _flow("bbr", "40ms"), _flow("cubic", "40ms")),
+    "cubic-10-50": _scenario("100Mbit", "2MB", _flow("cubic", "10ms"), _flow("cubic", "50ms")),
+    "cubic-10mbit": _scenario("10Mbit", "1bdp", _flow("cubic", "20ms"), _flow("cubic", "40ms")),
+    "bbr-10mbit": _scenario("10Mbit", "2bdp", _flow("bbr", "10ms"), _flow("bbr", "50ms")),
+    "bbq-10-50": _scenario("100Mbit", "2MB", _flow("bbq", "10ms"), _flow("bbq", "50ms")),
+    "bbr_cws-cubic": _scenario("20Mbit", "0.5bdp",
+                               _flow("bbr_cws", "40ms", params={"beta": 0.9, "delta": 0.01, "floor": 0.2,
+                                                                "wait_rtts": 3, "cut_divisor": 3}),
+                               _flow("cubic", "40ms")),
+    "bbr3-cubic-2bdp": _scenario("100Mbit", "2bdp", _flow("bbr3", "40ms"), _flow("cubic", "40ms")),
+}
+
+
+def live_file() -> Path | None:
+    files = sorted(DOCS.glob("fidelity-live-*.json"))
+    return files[-1] if files else None
+
+
+def runs_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """A scenario's live runs, each {"shares": [...], "steal": x} (also from
+    the first results file's form: parallel lists)."""
+    if "runs" in entry:
+        return entry["runs"]
+    return [{"shares": sh, "steal": st} for sh, st in zip(entry["shares"], entry["steal"], strict=True)]
+
+
+def clean(entry: dict[str, Any]) -> list[list[float]]:
+    """The shares of a scenario's runs with at most MAX_STEAL stolen."""
+    return [r["shares"] for r in runs_of(entry) if r["steal"] <= MAX_STEAL]
+
+
+def run_live(name: str, entry: dict[str, Any] | None, runs: int) -> dict[str, Any]:
+    """Live runs of scenario ``name`` until it has ``runs`` clean ones
+    (MAX_STEAL; at most MAX_ATTEMPTS in all), added to ``entry``'s."""
+    from ccarena.live.engine import load_live_scenario, run_live as live
+    from ccarena.live.hostmodel import cpu_times, steal_fraction
+
+    done = runs_of(entry) if entry else []
+    while len(clean({"runs": done})) < runs and len(done) < MAX_ATTEMPTS:
+        k = len(done) + 1
+        print(f"bench-fidelity: live {name} run {k} ({len(clean({'runs': done}))} of {runs} clean so far)",
+              file=sys.stderr, flush=True)
+        before = cpu_times()
+        result = live(load_live_scenario({**SCENARIOS[name], "seed": k}), wait=300)
+        steal = round(steal_fraction(before, cpu_times()), 4)
+        dl = result.summary["live"]["delay_line"]
+        # The path's own stalls in this run (the host model's `stalls`): how
+        # often the delay line wrote a packet over 1 ms late, and its worst.
+        done.append({"shares": [f["share"] for f in result.flows], "steal": steal,
+                     "late_over_1ms": dl["late_over_1ms"], "lateness_p99_us": dl["lateness_p99_us"],
+                     "lateness_max_us": dl["lateness_max_us"]})
+        if steal > MAX_STEAL:
+            print(f"bench-fidelity: {100 * steal:.0f}% of that run's CPU time was stolen by the hypervisor: "
+                  "not counted", file=sys.stderr, flush=True)
+    return {"scenario": SCENARIOS[name], "runs": done}
+
+
+def run_sim(names: list[str], host: str) -> dict[str, list[list[float]]]:
+    """Each scenario over SIM_SEEDS on the simulator; the shares per seed."""
+    from ccarena.api import simulate
+    from ccarena.metrics import summarize
+    from ccarena.scenario import load_scenario
+
+    out = {}
+    for name in names:
+        shares = []
+        for seed in SIM_SEEDS:
+            scenario = load_scenario({**SCENARIOS[name], "seed": seed, "host": host})
+            summary = summarize(scenario, simulate(scenario, series=False))
+            shares.append([f["share"] for f in summary["flows"]])
+        out[name] = shares
+    return out
+
+
+def _stats(runs: list[list[float]], flow: int) -> tuple[float, float]:
+    xs = [100 * r[flow] for r in runs]
+    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+
+
+def table(live: dict[str, Any], sims: dict[str, dict[str, list[list[float]]]]) -> tuple[str, dict[str, str]]:
+    """The Markdown table, and per host model a line of how many flows meet
+    each target."""
+    hosts = list(sims)
+    head = "| scenario | flow | live mean ± sd | " + " | ".join(f"sim ({h}) mean ± sd | Δ ({h})" for h in hosts) + " |"
+    lines = [head, "|" + " --- |" * (3 + 2 * len(hosts))]
+    means = dict.fromkeys(hosts, 0)
+    spreads = dict.fromkeys(hosts, 0)
+    judged_spreads = total = 0
+    for name, rec in live.items():
+        flows = rec["scenario"]["flow"]
+        for i, f in enumerate(flows):
+            lm, ls = _stats(rec["shares"], i)
+            n_clean = f" ({len(rec['shares'])} of {rec['runs']} runs)" if i == 0 else ""
+            cells = [name + n_clean if i == 0 else "", f"{f['cc']} {f['rtt']}", f"{lm:.1f} ± {ls:.1f}"]
+            for h in hosts:
+                sm, ss = _stats(sims[h][name], i)
+                mean_ok = abs(sm - lm) <= TARGET_PP
+                spread_ok = ls < SPREAD_FLOOR_PP or (ls / SPREAD_FACTOR <= ss <= ls * SPREAD_FACTOR)
+                mark = ("" if mean_ok else " ✗mean") + ("" if spread_ok else " ✗sd")
+                cells += [f"{sm:.1f} ± {ss:.1f}", f"{sm - lm:+.1f}{mark}"]
+                means[h] += mean_ok
+                spreads[h] += spread_ok and ls >= SPREAD_FLOOR_PP
+            total += 1
+            judged_spreads += ls >= SPREAD_FLOOR_PP
+            lines.append("| " + " | ".join(cells) + " |")
+    verdicts = {h: (f"{means[h]} of {total} flows' means within {TARGET_PP:g} pp of live; "
+                    f"{spreads[h]} of the {judged_spreads} spreads of at least {SPREAD_FLOOR_PP:g} pp within a factor "
+                    f"{SPREAD_FACTOR:g}") for h in hosts}
+    return "\n".join(lines), verdicts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--live", action="store_true",
+                        help="run the live part (root, ~70 min): add runs to today's results file until each "
+                             "scenario has --runs clean ones")
+    parser.add_argument("--runs", type=int, default=LIVE_RUNS, help=f"live runs per scenario (default {LIVE_RUNS})")
+    parser.add_argument("--only", metavar="A,B", help="these scenarios only")
+    args = parser.parse_args()
+    names = list(SCENARIOS) if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario(s) {', '.join(unknown)} (known: {', '.join(SCENARIOS)})")
+    started = time.perf_counter()
+    if args.live:
+        date = datetime.date.today().isoformat()
+        path = DOCS / f"fidelity-live-{date}.json"
+        # Added to (or replacing scenarios of) today's file, scenario by
+        # scenario, so that an interrupted run keeps what it measured.
+        record = json.loads(path.read_text()) if path.exists() else {"date": date, "runs": args.runs, "results": {}}
+        for name in names:
+            record["results"][name] = run_live(name, record["results"].get(name), args.runs)
+            path.write_text(json.dumps(record, indent=1) + "\n")
+        print(f"live results: {path}", file=sys.stderr)
+    path = live_file()
+    if path is None:
+        print("no live results under docs/ (run with --live as root)", file=sys.stderr)
+        return 1
+    record = json.loads(path.read_text())
+    live = {n: {"scenario": r["scenario"], "shares": clean(r), "runs": len(runs_of(r))}
+            for n, r in record["results"].items() if n in names and clean(r)}
+    sims = {host: run_sim(list(live), host) for host in ("linux", "ideal")}
+    text, verdicts = table(live, sims)
+    print(f"live: {path.name} (runs with at most {100 * MAX_STEAL:g}% of their CPU time stolen by the "
+          f"hypervisor); simulator: seeds {SIM_SEEDS[0]}-{SIM_SEEDS[-1]}; share of the window, %\n")
+    print(text)
+    print()
+    for host, line in verdicts.items():
+        print(f"host = \"{host}\": {line}")
+    print(f"({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+//! The hosts: what real Linux senders and receivers add to a flow's timing.
+//!
+//! Why it exists: without it the simulator has no processing time at all.
+//! An ACK-clocked sender then answers each departure from a busy
+//! bottleneck exactly one base RTT later, so its packets reach the queue
+//! at a fixed offset (phase) from the link's departures and the split of
+//! a full buffer depends on the RTT to a fraction of a packet's time (a
+//! "traffic phase effect", Floyd and Jacobson 1992); a BBR flow's min-RTT
+//! samples are the exact floor, so its ProbeRTT stamps drift; and a run
+//! of CUBIC has nothing random left in it, so its seeds are one run. Real
+//! hosts break all three. This module puts back what they add, as
+//! measured on Linux (`python/ccarena/live/hostmodel.py`, docs/host.md):
+//!
+//! - **start phase**: a flow's first SYN leaves up to `start_spread_ns`
+//!   after its configured start (uniform): processes and handshakes do not
+//!   start in lock step;
+//! - **ACK turnaround**: each ACK reaches its sender's TCP an extra
+//!   `ack_delay` after the base RTT (the receiver's time from a segment's
+//!   arrival to its ACK, the sender's from the ACK to what it releases, and
+//!   the path's per-packet scheduling noise), drawn per ACK, in order (an
+//!   ACK never overtakes the one ahead: ACKs queued behind a slow one
+//!   leave together, as after a softirq batch);
+//! - **timer lateness**: a sender's timer (the pacing clock's release, a
+//!   retransmission timer) fires `timer_lateness` after it is due (Linux
+//!   arms an hrtimer; softirq scheduling makes it late);
+//! - **stalls**: now and then the path (in the live testbed: the delay
+//!   line, a process; on a host: its network stack) is descheduled for a
+//!   while: a segment on its way to the bottleneck and an ACK on its way
+//!   to the sender wait for the end (the senders' timers still run: they
+//!   are the hosts'). Stalls start as a Poisson process (`stalls_per_s`)
+//!   and last `stall_length`.
+//!
+//! Each distribution is empirical: (cumulative probability, ns) points,
+//! sampled by linear interpolation of the inverse CDF. Every draw comes
+//! from the run's seed, in streams of their own (one per flow, one for the
+//! stalls), so the seed decides everything and two seeds are two samples.
+//! A scenario with `host = "ideal"` has no host model (None) and draws
+//! nothing: its runs are what they were before this module.
+
+use std::collections::VecDeque;
+
+use crate::config::HostConfig;
+use crate::rng::SimRng;
+
+/// Added to the run's seed, times (stream + 1), for a stream of host
+/// draws: SplitMix64's increment (the golden ratio in 64 bits) rotated,
+/// so that these streams differ from [`crate::jitter`]'s for the same flow.
+const STREAM_STEP: u64 = 0x9e37_79b9_7f4a_7c15_u64.rotate_left(17);
+
+/// An empirical distribution: (cumulative probability, ns) points, the
+/// probabilities strictly increasing from 0 to 1, the values non-decreasing
+/// (checked by [`crate::validate`]).
+#[derive(Clone, Debug)]
+pub struct Quantiles {
+    points: Vec<(f64, u64)>,
+    /// For each of [`BUCKETS`] equal slices of [0, 1), the first point
+    /// whose probability is above the slice's start: a draw starts its
+    /// search there (a step or two) instead of a binary search over all
+    /// points, which was most of the model's cost per packet.
+    first_above: Vec<u8>,
+}
+
+/// Slices of [0, 1) in [`Quantiles::first_above`].
+const BUCKETS: usize = 256;
+
+impl Quantiles {
+    pub fn new(points: &[(f64, u64)]) -> Option<Self> {
+        let first_above = (0..BUCKETS)
+            .map(|b| points.partition_point(|&(p, _)| p <= b as f64 / BUCKETS as f64) as u8)
+            .collect();
+        (!points.is_empty()).then(|| Quantiles { points: points.to_vec(), first_above })
+    }
+
+    /// The value at cumulative probability `u` in [0, 1).
+    pub fn at(&self, u: f64) -> u64 {
+        // The first point above u (as partition_point would find it).
+        let mut k = self.first_above[((u * BUCKETS as f64) as usize).min(BUCKETS - 1)] as usize;
+        while k < self.points.len() && self.points[k].0 <= u {
+            k += 1;
+        }
+        if k == 0 {
+            return self.points[0].1;
+        }
+        if k == self.points.len() {
+            return self.points[k - 1].1;
+        }
+        let ((p0, v0), (p1, v1)) = (self.points[k - 1], self.points[k]);
+        v0 + ((v1 - v0) as f64 * (u - p0) / (p1 - p0)) as u64
+    }
+}
+
+/// One flow's host draws: its start phase, its ACKs' turnaround, its
+/// timers' lateness.
+pub struct FlowHost {
+    start_spread_ns: u64,
+    ack_delay: Option<Quantiles>,
+    timer_lateness: Option<Quantiles>,
+    rng: SimRng,
+}
+
+impl FlowHost {
+    /// Flow `flow`'s host in a run seeded `run_seed` (None: an ideal host,
+    /// which draws nothing).
+    pub fn for_flow(cfg: Option<&HostConfig>, run_seed: u64, flow: usize) -> Self {
+        let rng = SimRng::new(run_seed.wrapping_add(STREAM_STEP.wrapping_mul(flow as u64 + 2)));
+        match cfg {
+            None => FlowHost { start_spread_ns: 0, ack_delay: None, timer_lateness: None, rng },
+            Some(c) => FlowHost {
+                start_spread_ns: c.start_spread_ns,
+                ack_delay: Quantiles::new(&c.ack_delay_ns),
+                timer_lateness: Quantiles::new(&c.timer_lateness_ns),
+                rng,
+            },
+        }
+    }
+
+    /// How much later than configured the flow starts, ns.
+    pub fn start_offset(&mut self) -> u64 {
+        if self.start_spread_ns == 0 {
+            return 0;
+        }
+        self.rng.next_u64() % (self.start_spread_ns + 1)
+    }
+
+    /// The extra delay of the next ACK, ns.
+    pub fn ack_delay(&mut self) -> u64 {
+        match &self.ack_delay {
+            Some(q) => q.at(self.rng.next_f64()),
+            None => 0,
+        }
+    }
+
+    /// How late the next timer fires, ns.
+    pub fn timer_lateness(&mut self) -> u64 {
+        match &self.timer_lateness {
+            Some(q) => q.at(self.rng.next_f64()),
+            None => 0,
+        }
+    }
+}
+
+/// The host's stalls, drawn ahead of time as far as they are asked for
+/// and forgotten once passed: memory holds only the stalls between now and
+/// the furthest instant a pipe has scheduled (a few per RTT at most).
+pub struct Stalls {
+    /// Mean gap between stall starts, ns (0: no stalls).
+    mean_gap_ns: f64,
+    length: Option<Quantiles>,
+    rng: SimRng,
+    /// Drawn stalls, [start, end), in time order, none overlapping.
+    ahead: VecDeque<(u64, u64)>,
+    /// Where the next stall after the last drawn one may start from.
+    drawn_to_ns: u64,
+}
+
+impl Stalls {
+    pub fn new(cfg: Option<&HostConfig>, run_seed: u64) -> Self {
+        let rng = SimRng::new(run_seed.wrapping_add(STREAM_STEP));
+        let (rate, length) = cfg.map_or((0.0, None), |c| (c.stalls_per_s, Quantiles::new(&c.stall_length_ns)));
+        let mean_gap_ns = if rate > 0.0 && length.is_some() { 1e9 / rate } else { 0.0 };
+        Stalls { mean_gap_ns, length, rng, ahead: VecDeque::new(), drawn_to_ns: 0 }
+    }
+
+    /// The instant something due at `t_ns` (asked at `now_ns`, <= `t_ns`)
+    /// actually happens: `t_ns`, or the end of the stall it falls into.
+    pub fn release(&mut self, now_ns: u64, t_ns: u64) -> u64 {
+        if self.mean_gap_ns == 0.0 {
+            return t_ns;
+        }
+        self.forget_before(now_ns);
+        self.draw_until(t_ns);
+        // Most instants fall before the first stall still ahead.
+        if self.ahead.front().is_none_or(|&(s, _)| t_ns < s) {
+            return t_ns;
+        }
+        match self.ahead.iter().find(|&&(s, e)| s <= t_ns && t_ns < e) {
+            Some(&(_, end)) => end,
+            None => t_ns,
+        }
+    }
+
+    /// Forgets the stalls that ended at or before `now_ns` (nothing can be
+    /// due before now).
+    fn forget_before(&mut self, now_ns: u64) {
+        while self.ahead.front().is_some_and(|&(_, e)| e <= now_ns) {
+            self.ahead.pop_front();
+        }
+    }
+
+    fn draw_until(&mut self, t_ns: u64) {
+        let length = self.length.as_ref().expect("stalls need lengths");
+        while self.drawn_to_ns <= t_ns {
+            // Exponential gap (Poisson starts); 1 - u is in (0, 1].
+            let gap = -(1.0 - self.rng.next_f64()).ln() * self.mean_gap_ns;
+            let start = self.drawn_to_ns + gap as u64;
+            let end = start + length.at(self.rng.next_f64()).max(1);
+            self.ahead.push_back((start, end));
+            self.drawn_to_ns = end;
+        }
+    }
+
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.ahead.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> HostConfig {
+        HostConfig {
+            start_spread_ns: 1_000_000,
+            ack_delay_ns: vec![(0.0, 2_000), (0.5, 3_000), (0.9, 30_000), (1.0, 100_000)],
+            timer_lateness_ns: vec![(0.0, 5_000), (1.0, 50_000)],
+            stalls_per_s: 10.0,
+            stall_length_ns: vec![(0.0, 300_000), (1.0, 1_500_000)],
+        }
+    }
+
+    #[test]
+    fn the_bucketed_search_finds_what_a_binary_search_finds() {
+        let points = [(0.0, 10), (0.001, 20), (0.5, 30), (0.5039, 35), (0.99, 400), (0.999, 900), (1.0, 5_000)];
+        let q = Quantiles::new(&points).unwrap();
+        let mut rng = SimRng::new(7);
+        let edges = points.iter().map(|&(p, _)| p).chain([0.00390625, 0.5 - 1e-12, 0.999999]);
+        for u in (0..100_000).map(|_| rng.next_f64()).chain(edges.filter(|&p| p < 1.0)) {
+            let k = points.partition_point(|&(p, _)| p <= u);
+            let want = if k == 0 {
+                points[0].1
+            } else if k == points.len() {
+                points[k - 1].1
+            } else {
+                let ((p0, v0), (p1, v1)) = (points[k - 1], points[k]);
+                v0 + ((v1 - v0) as f64 * (u - p0) / (p1 - p0)) as u64
+            };
+            assert_eq!(q.at(u), want, "u = {u}");
+        }
+    }
+
+    #[test]
+    fn quantiles_interpolate_the_inverse_cdf() {
+        let q = Quantiles::new(&[(0.0, 0), (0.5, 100), (1.0, 1000)]).unwrap();
+        assert_eq!(q.at(0.0), 0);
+        assert_eq!(q.at(0.25), 50);
+        assert_eq!(q.at(0.5), 100);
+        assert_eq!(q.at(0.75), 550);
+        assert_eq!(q.at(0.999_999), 999);
+    }
+
+    #[test]
+    fn draws_follow_the_distribution_and_the_seed() {
+        let c = cfg();
+        let mut h = FlowHost::for_flow(Some(&c), 1, 0);
+        let mut draws: Vec<u64> = (0..20_000).map(|_| h.ack_delay()).collect();
+        draws.sort_unstable();
+        let median = draws[draws.len() / 2];
+        assert!((2_900..=3_100).contains(&median), "median {median}");
+        let p95 = draws[draws.len() * 95 / 100];
+        assert!((60_000..=70_000).contains(&p95), "p95 {p95}");
+        assert!(draws[0] >= 2_000 && *draws.last().unwrap() <= 100_000);
+        // Same seed and flow: the same draws; another flow or seed: others.
+        let a: Vec<u64> = (0..10).map(|_| FlowHost::for_flow(Some(&c), 7, 1).ack_delay()).collect();
+        assert!(a.windows(2).all(|w| w[0] == w[1]));
+        let mut x = FlowHost::for_flow(Some(&c), 7, 1);
+        let mut y = FlowHost::for_flow(Some(&c), 7, 2);
+        let mut z = FlowHost::for_flow(Some(&c), 8, 1);
+        let (xs, ys, zs): (Vec<u64>, Vec<u64>, Vec<u64>) =
+            (0..8).map(|_| (x.ack_delay(), y.ack_delay(), z.ack_delay())).fold((vec![], vec![], vec![]), |mut v, d| {
+                v.0.push(d.0);
+                v.1.push(d.1);
+                v.2.push(d.2);
+                v
+            });
+        assert_ne!(xs, ys);
+        assert_ne!(xs, zs);
+        let offsets: Vec<u64> = (0..1000).map(|_| x.start_offset()).collect();
+        assert!(offsets.iter().all(|&o| o <= 1_000_000) && offsets.iter().any(|&o| o > 900_000));
+    }
+
+    #[test]
+    fn an_ideal_host_draws_nothing() {
+        let mut h = FlowHost::for_flow(None, 1, 0);
+        assert_eq!((h.start_offset(), h.ack_delay(), h.timer_lateness()), (0, 0, 0));
+        let mut s = Stalls::new(None, 1);
+        assert_eq!(s.release(0, 123), 123);
+        assert_eq!(s.held(), 0);
+    }
+
+    #[test]
+    fn stalls_come_at_their_rate_and_hold_what_falls_into_them() {
+        let c = cfg();
+        let mut s = Stalls::new(Some(&c), 3);
+        let (mut stalled, mut starts) = (0u64, 0u64);
+        let mut last_end = 0;
+        // Every 10 us for 100 s.
+        for t in (0..100_000_000_000u64).step_by(10_000) {
+            let r = s.release(t, t);
+            assert!(r >= t && r - t <= 1_500_000);
+            if r > t {
+                stalled += 1;
+                if r != last_end {
+                    starts += 1;
+                    last_end = r;
+                }
+            }
+            assert!(s.held() <= 2, "memory stays bounded");
+        }
+        // 10 stalls/s for 100 s, each 0.3-1.5 ms (mean 0.9 ms): ~1000
+        // stalls, ~0.9% of the time.
+        assert!((900..=1100).contains(&starts), "{starts} stalls");
+        let share = stalled as f64 / 10_000_000.0;
+        assert!((0.0075..0.0105).contains(&share), "{share}");
+    }
+}

@@ -1,0 +1,129 @@
+"""The scenario's ``host``: what the hosts at both ends add to the timing
+(crates/sim/src/host.rs; docs/host.md).
+
+``host = "linux"`` (the default) is the model measured on Linux by
+``ccarena live host --measure`` (python/ccarena/live/hostmodel.py) and
+committed as ``python/ccarena/hosts/linux.toml``; ``"linux-busy"`` the same
+host with every CPU busy; ``"ideal"`` no host at all (exact timing, the
+ablation); a path names a model file of the same form (relative to the
+scenario file); a table gives one inline:
+
+    [host]
+    start_spread_ns = 1000000
+    ack_delay_ns = [[0.0, 20000], [0.5, 90000], [1.0, 300000]]
+    timer_lateness_ns = [[0.0, 5000], [1.0, 60000]]
+    stalls_per_s = 4.0
+    stall_length_ns = [[0.0, 300000], [1.0, 1500000]]
+
+A distribution is [cumulative probability, ns] points: probabilities rising
+from 0 to 1, values never falling (an empirical inverse CDF). The live
+engine ignores ``host``: its hosts are real.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, StrictFloat, StrictInt, ValidationError
+
+from .errors import ScenarioError
+from .scenario_limits import check
+from .scenario_types import Strict
+
+#: The directory of the named models.
+MODELS = Path(__file__).parent / "hosts"
+#: The model a scenario gets when it names none.
+DEFAULT = "linux"
+#: No host model: exact timing.
+IDEAL = "ideal"
+#: The distributions of a model, by key (scenario and engine alike).
+DISTRIBUTIONS = ("ack_delay_ns", "timer_lateness_ns", "stall_length_ns")
+
+#: A distribution's point: (cumulative probability, ns).
+Point = tuple[StrictFloat | StrictInt, StrictInt]
+
+
+class HostTable(Strict):
+    """A host model, as a model file or a scenario's [host] table has it."""
+
+    start_spread_ns: StrictInt = Field(default=0, ge=0)
+    ack_delay_ns: list[Point] = Field(default_factory=list)
+    timer_lateness_ns: list[Point] = Field(default_factory=list)
+    stalls_per_s: StrictFloat | StrictInt = Field(default=0, ge=0)
+    stall_length_ns: list[Point] = Field(default_factory=list)
+
+
+def names() -> list[str]:
+    """The named models: the files in hosts/, and "ideal"."""
+    return sorted([p.stem for p in MODELS.glob("*.toml")] + [IDEAL])
+
+
+def _table(doc: Any, path: str) -> HostTable:
+    try:
+        return HostTable.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"] if p not in ("float", "int"))
+        raise ScenarioError(f"{path}.{where}" if where else path, first["msg"].lower()) from None
+
+
+def _read_file(file: Path, path: str) -> HostTable:
+    try:
+        doc = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ScenarioError(path, f"cannot read host model {str(file)!r}: {err.strerror or err}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ScenarioError(path, f"{str(file)!r} is not a host model (TOML): {err}") from None
+    return _table(doc, path)
+
+
+def resolve_host(value: str | HostTable | None, base_dir: Path | None,
+                 limits: Mapping[str, int]) -> tuple[dict[str, Any] | None, Any]:
+    """The engine's host config (None: ideal) and what summary.json
+    records: the model's name, the file or the table given."""
+    path = "host"
+    if value is None:
+        value = DEFAULT
+    if isinstance(value, HostTable):
+        table, shown = value, value.model_dump()
+    elif value == IDEAL:
+        return None, IDEAL
+    elif "/" not in value and not value.endswith(".toml"):
+        if value not in names():
+            raise ScenarioError(path, f"unknown host model {value!r} (known: {', '.join(names())}; "
+                                      "or a model file, or a [host] table)")
+        table, shown = _read_file(MODELS / f"{value}.toml", path), value
+    else:
+        file = Path(value) if base_dir is None or Path(value).is_absolute() else base_dir / value
+        table, shown = _read_file(file, path), str(file)
+    check(f"{path}.start_spread_ns", table.start_spread_ns, table.start_spread_ns, "ns", limits,
+          shown=f"{table.start_spread_ns} ns")
+    check(f"{path}.stalls_per_s", table.stalls_per_s, table.stalls_per_s, "hz", limits,
+          shown=f"{table.stalls_per_s:g} per second")
+    for key in DISTRIBUTIONS:
+        _check_distribution(f"{path}.{key}", getattr(table, key), limits)
+    if table.stalls_per_s and not table.stall_length_ns:
+        raise ScenarioError(f"{path}.stall_length_ns", "stalls need their lengths")
+    config = {
+        "start_spread_ns": table.start_spread_ns,
+        **{key: [[float(p), v] for p, v in getattr(table, key)] for key in DISTRIBUTIONS},
+        "stalls_per_s": float(table.stalls_per_s),
+    }
+    return config, shown
+
+
+def _check_distribution(path: str, points: list[tuple[float, int]], limits: Mapping[str, int]) -> None:
+    """An inverse CDF within the engine's limits (as validate.rs checks it)."""
+    if not points:
+        return
+    check(path, points, len(points), "points", limits, shown=f"{len(points)} points")
+    probs = [float(p) for p, _ in points]
+    if probs[0] != 0.0 or probs[-1] != 1.0 or any(b <= a for a, b in zip(probs, probs[1:])):
+        raise ScenarioError(path, "cumulative probabilities must rise from 0.0 to 1.0")
+    values = [v for _, v in points]
+    if values[0] < 0 or any(b < a for a, b in zip(values, values[1:])):
+        raise ScenarioError(path, "values (ns) must be non-negative and never fall")
+    check(path, points, values[-1], "ns", limits, shown=f"{values[-1]} ns")
