@@ -69,7 +69,8 @@ def test_a_model_file_or_table_gives_the_same_config(tmp_path):
     ("value", "path", "fragment"),
     [
         ("nope", "host", "unknown host model 'nope' (known: ideal, linux, linux-busy"),
-        (5, "host", "expected a table"),
+        (5, "host", "expected a model's name, a model file or a [host] table, got 5"),
+        ([1], "host", "expected a model's name, a model file or a [host] table, got [1]"),
         ({"bogus": 1}, "host.bogus", "unknown key"),
         ({"ack_delay_ns": [[0.0, 5], [0.5, 4], [1.0, 9]]}, "host.ack_delay_ns", "never fall"),
         ({"ack_delay_ns": [[0.1, 5], [1.0, 9]]}, "host.ack_delay_ns", "rise from 0.0 to 1.0"),

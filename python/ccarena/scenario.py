@@ -442,6 +442,10 @@ def _validate(doc: Mapping[str, Any]) -> Scenario:
         loc = tuple(first["loc"])
         # pydantic reports unions (int | float) per member; drop the member.
         loc = tuple(p for p in loc if p not in ("float", "int", "str", "bool", "HostTable"))
+        if loc == ("host",) and first["type"] in ("model_type", "string_type"):
+            # Neither member of the union took it: say both.
+            raise ScenarioError("host", f"expected a model's name, a model file or a [host] table, "
+                                        f"got {first.get('input')!r}") from None
         raise ScenarioError(_error_path(loc), _validation_problem(first)) from None
 
 
