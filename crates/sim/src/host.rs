@@ -65,10 +65,12 @@ const BUCKETS: usize = 256;
 
 impl Quantiles {
     pub fn new(points: &[(f64, u64)]) -> Option<Self> {
-        let first_above = (0..BUCKETS)
-            .map(|b| points.partition_point(|&(p, _)| p <= b as f64 / BUCKETS as f64) as u8)
-            .collect();
-        (!points.is_empty()).then(|| Quantiles { points: points.to_vec(), first_above })
+        (!points.is_empty()).then(|| Quantiles {
+            points: points.to_vec(),
+            first_above: (0..BUCKETS)
+                .map(|b| points.partition_point(|&(p, _)| p <= b as f64 / BUCKETS as f64) as u8)
+                .collect(),
+        })
     }
 
     /// The value at cumulative probability `u` in [0, 1).

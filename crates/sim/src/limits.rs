@@ -113,14 +113,15 @@ pub const MAX_QUANTUM_BYTES: u64 = 1 << 20;
 pub const MAX_FQ_CODEL_FLOWS: u64 = 65_536;
 
 /// A host model's delays (`host.*_ns`: a start spread, an ACK's
-/// turnaround, a timer's lateness, a stall), ns: 1 s. A measured Linux
-/// host's longest stall is ~20 ms; a second is far beyond any host and
+/// turnaround, a timer's lateness, a stall), ns: 1 s. The measured Linux
+/// models' longest stall is ~9 ms (135 ms in a run the hypervisor stole
+/// from); a second is far beyond any host and
 /// keeps every sum of them with the run's times far inside u64.
 pub const MAX_HOST_DELAY_NS: u64 = 1_000_000_000;
 
 /// A host model's stalls per second (`host.stalls_per_s`): 1000. Each one
-/// is an event-free interval the engine draws ahead of time; a measured
-/// Linux host has ~5.
+/// is an interval the engine draws ahead of time; the measured Linux
+/// models have 16 (idle) and 3 (busy).
 pub const MAX_HOST_STALL_RATE_HZ: u64 = 1_000;
 
 /// Points of one host distribution (`host.ack_delay_ns`, ...): 64 (a

@@ -62,7 +62,7 @@ def add_parsers(sub) -> None:
     cap.add_argument("--measure", action="store_true", help="measure again (~7 s of live traffic) and cache the figure")
     add_wait_argument(cap)
 
-    host = live_sub.add_parser("host", help="the simulator's host models; --measure: measure this host (root, ~4 min)")
+    host = live_sub.add_parser("host", help="the simulator's host models; --measure: measure this host (root, ~7 min)")
     host.add_argument("--measure", action="store_true",
                       help="measure this host's timing on the testbed, idle and busy, and print the fitted models")
     host.add_argument("--runs", type=int, default=3, metavar="N", help="runs of each measurement (default 3)")
