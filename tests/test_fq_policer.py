@@ -64,7 +64,7 @@ def test_fq_splits_bbr_and_cubic_evenly_where_droptail_lets_bbr_dominate(seed):
     # BBR loses less under fq: longest-queue drop trims BBR's own queue
     # instead of the shared tail. With ideal hosts 1030-1555 against ~14,000
     # retransmits over seeds 1-6 (9-14x); with the host model (the default)
-    # 8692-10149 against 14792-14976 over seeds 1-3 (1.5-1.7x): the path's
+    # 8201-9294 against 15226-15322 over seeds 1-3 (1.6-1.9x): the path's
     # stalls release what BBR paced meanwhile as one burst, which overflows
     # its own fq queue. Live Linux on the userspace fq bottleneck, 60 s:
     # 1414 (docs/host.md, "What it changes": a miss of the host model).

@@ -19,7 +19,7 @@ from ccarena.live import hostmodel
 from ccarena.live.engine import LIVE_HOST, load_live_scenario
 from ccarena.metrics import summarize
 from ccarena.scenario import load_scenario
-from conftest import EXAMPLES
+from conftest import EXAMPLES, REPO
 
 CUBIC = {
     "duration": "20s",
@@ -49,6 +49,22 @@ def test_the_default_is_the_measured_linux_model_and_ideal_is_none():
         if name != host.IDEAL:
             text = (host.MODELS / f"{name}.toml").read_text()
             assert text.startswith(f"# ccarena host model '{name}': measured by `ccarena live host --measure`")
+
+
+def test_each_committed_model_is_the_fit_of_its_committed_samples():
+    """One definition: the models are derived from the raw samples kept in
+    docs/host-measurements/ (``ccarena live host --measure --out``), never
+    edited by hand."""
+    import re
+    import tomllib
+
+    for name in host.names():
+        if name == host.IDEAL:
+            continue
+        text = (host.MODELS / f"{name}.toml").read_text()
+        date = re.search(r"measure` on (\d{4}-\d\d-\d\d)", text).group(1)
+        raw = hostmodel.load_raw_samples(REPO / "docs" / "host-measurements" / f"{name}-{date}.samples.npz")
+        assert hostmodel.fit(raw) == tomllib.loads(text), name
 
 
 def test_a_model_file_or_table_gives_the_same_config(tmp_path):
@@ -226,10 +242,21 @@ def test_turnarounds_pair_each_ack_with_the_segment_it_covers_and_each_ack_with_
     ]
     records = np.array(rows, dtype=hostmodel.TRACE_DTYPE)
     receiver, sender = hostmodel.turnarounds(records, [])
-    assert receiver.tolist() == [45] and sender.tolist() == [60]
+    assert receiver.tolist() == [[2_000, 45]] and sender.tolist() == [[5_000, 60]]
     # A turnaround inside a stall is the stall's, not the host's.
     receiver, sender = hostmodel.turnarounds(records, [(2_030, 2_040), (5_010, 5_020)])
     assert receiver.tolist() == [] and sender.tolist() == []
+
+
+def test_long_turnarounds_are_stalls_of_a_host_merged_where_they_overlap():
+    late = hostmodel.STALL_LATE_NS
+    receiver = np.array([[0, 100_000], [1_000_000, late + 1], [1_100_000, late + 500_000],
+                         [5_000_000, late]], dtype=np.int64)  # at the threshold: a turnaround, kept
+    sender = np.array([[1_200_000, late + 10], [9_000_000, 2_000_000]], dtype=np.int64)
+    assert hostmodel.host_stalls(receiver, sender) == [
+        (1_000_000, 1_100_000 + late + 500_000),  # three overlapping, of both hosts: one stall
+        (9_000_000, 11_000_000)]
+    assert hostmodel.host_stalls(np.empty((0, 2), np.int64)) == []
 
 
 def test_a_stall_is_a_time_nothing_was_written_though_a_packet_was_due():
@@ -265,10 +292,19 @@ def test_the_fit_is_a_function_of_the_samples():
     samples = {"receiver_ns": rng.integers(1_000, 50_000, 500).tolist(),
                "sender_ns": rng.integers(1_000, 20_000, 500).tolist(),
                "start_offsets_ns": [100, 2_000, 300_000], "timer_lateness_ns": rng.integers(0, 90_000, 500).tolist(),
-               "stall_lengths_ns": [300_000, 900_000], "seconds": 10.0, "busy": False, "runs": 1}
+               "stall_lengths_ns": [300_000, 900_000], "seconds": 1.0, "busy": False, "runs": 1,
+               "host_stall_lengths_ns": [2_000_000] * 6, "turnaround_seconds": 2.0}
     a, b = hostmodel.fit(samples), hostmodel.fit(samples)
     assert a == b
-    assert a["stalls_per_s"] == 0.2
+    # The turnaround is fitted below the stall threshold; the long ones
+    # are stalls: 2 a second of the path (over 1 s), 3 of the hosts (over
+    # 2 s), so 3 of every 5 stalls last 2 ms.
+    samples["receiver_ns"] = samples["receiver_ns"] + [hostmodel.STALL_LATE_NS + 1] * 100
+    fitted = hostmodel.fit(samples)
+    assert fitted["ack_delay_ns"] == a["ack_delay_ns"]
+    assert fitted["stalls_per_s"] == 5.0
+    at = dict((p, v) for p, v in fitted["stall_length_ns"])
+    assert at[0.3] == 900_000 and at[0.5] == 2_000_000 and at[0.0] == 300_000
     for key in host.DISTRIBUTIONS:
         values = [v for _, v in a[key]]
         assert values == sorted(values)

@@ -756,3 +756,27 @@ def test_our_bpf_bbr_and_the_kernels_bbr_split_the_link_fairly(tmp_path: Path) -
     print(f"\nshares, ours (BPF) vs kernel bbr: {shares}")
     assert 0.38 <= shares[0] <= 0.62, shares
     assert "cc_bbr" not in _mine(available()), "the run unregisters what it registered"
+
+
+def test_a_live_scenario_sets_our_algorithms_parameters_by_the_name_the_error_suggests() -> None:
+    """`params` on the kernel's bbr is refused with "use 'bbr@ccarena'";
+    that name must then load, its parameters read as cc/bbr.c's (it once
+    failed as an internal error: the simulator has no 'bbr@ccarena')."""
+    from ccarena.errors import ScenarioError
+    from ccarena.live.engine import load_live_scenario
+
+    doc = {"duration": "2s", "bottleneck": {"rate": "10Mbit", "buffer": "100pkt"},
+           "flow": [{"cc": "bbr", "rtt": "20ms", "params": {"pacing_margin": 0}}]}
+    if kernel_ccs_have("bbr"):
+        with pytest.raises(ScenarioError, match="use 'bbr@ccarena'"):
+            load_live_scenario(doc)
+    doc["flow"][0]["cc"] = "bbr@ccarena"
+    scenario = load_live_scenario(doc)
+    assert scenario.config["flows"][0]["cc"] == "bbr@ccarena"
+    assert scenario.config["flows"][0]["params"] and scenario.human["flow"][0]["params"] == {"pacing_margin": 0}
+
+
+def kernel_ccs_have(name: str) -> bool:
+    from ccarena.live.ccs import kernel_ccs
+
+    return name in kernel_ccs()

@@ -548,7 +548,8 @@ def resolve(
                 raise ScenarioError(f"{path}.stop", "after the end of the run (leave stop out to send to the end)")
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
-        params, params_human[i] = resolve_params(cc, flow.params, f"{path}.params.")
+        # The live engine's NAME@ccarena is cc/NAME.c: its parameters are NAME's.
+        params, params_human[i] = resolve_params(cc.partition("@")[0], flow.params, f"{path}.params.")
         rtt_schedule = _resolve_schedule(
             flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns,
             what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,

@@ -62,7 +62,7 @@ def add_parsers(sub) -> None:
     cap.add_argument("--measure", action="store_true", help="measure again (~7 s of live traffic) and cache the figure")
     add_wait_argument(cap)
 
-    host = live_sub.add_parser("host", help="the simulator's host models; --measure: measure this host (root, ~7 min)")
+    host = live_sub.add_parser("host", help="the simulator's host models; --measure: measure this host (root, ~5 min)")
     host.add_argument("--measure", action="store_true",
                       help="measure this host's timing on the testbed, idle and busy, and print the fitted models")
     host.add_argument("--runs", type=int, default=3, metavar="N", help="runs of each measurement (default 3)")
@@ -177,10 +177,14 @@ def _host(args: argparse.Namespace) -> int:
         print(hostmodel.describe(name, model))
         files[f"{name}.toml"] = hostmodel.to_toml(name, model, source, samples)
         files[f"{name}.samples.json"] = hostmodel.summary_json(samples)
+        files[f"{name}.samples.npz"] = hostmodel.raw_samples(samples)
     if args.out is not None:
         with atomic_dir(args.out, "run") as tmp:
-            for file, text in files.items():
-                (tmp / file).write_text(text, encoding="utf-8")
+            for file, content in files.items():
+                if isinstance(content, bytes):
+                    (tmp / file).write_bytes(content)
+                else:
+                    (tmp / file).write_text(content, encoding="utf-8")
         print(f"models: {args.out}")
     return 0
 

@@ -21,6 +21,10 @@ simulator's host model (crates/sim/src/host.rs) to it.
    - the stalls in this trace (see 2), to leave the turnaround samples
      that overlap one out of the turnarounds: the model has the stalls
      separately;
+   - the turnarounds longer than :data:`STALL_LATE_NS`, merged where they
+     overlap: moments the receiver's or the sender's host was descheduled
+     (:func:`host_stalls`), which the model counts as stalls, not as a
+     per-ACK delay;
    - the start phase: how far apart the flows' first SYNs were, though the
      engine starts them at the same configured instant.
 
@@ -132,8 +136,9 @@ def _overlaps(starts: np.ndarray, ends: np.ndarray, spans: list[tuple[int, int]]
 
 
 def turnarounds(records: np.ndarray, spans: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """The receivers' and the senders' parts of the ACK turnarounds, ns,
-    over every flow of the trace, outside ``spans`` (the stalls)."""
+    """The receivers' and the senders' parts of the ACK turnarounds over
+    every flow of the trace, outside ``spans`` (the delay line's stalls):
+    rows of [the instant it began, its length], ns."""
     receiver, sender = [], []
     for flow in range(int(records["key"].max()) // 2 + 1):
         data, acks = 2 * flow, 2 * flow + 1
@@ -176,14 +181,31 @@ def turnarounds(records: np.ndarray, spans: list[tuple[int, int]]) -> tuple[np.n
         ok = j < len(t_new)
         ok[ok] &= t_new[j[ok]] < nxt[ok]
         sender.append(_kept(ack_due[ok], t_new[j[ok]], spans))
-    return (np.concatenate(receiver) if receiver else np.array([], np.int64),
-            np.concatenate(sender) if sender else np.array([], np.int64))
+    none = np.empty((0, 2), np.int64)
+    return (np.concatenate(receiver) if receiver else none, np.concatenate(sender) if sender else none)
 
 
 def _kept(start: np.ndarray, stop: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
     d = stop - start
     keep = (d >= 0) & (d <= MAX_TURNAROUND_NS) & ~_overlaps(start, stop, spans)
-    return d[keep]
+    return np.stack([start[keep], d[keep]], axis=1)
+
+
+def host_stalls(*turns: np.ndarray) -> list[tuple[int, int]]:
+    """The turnarounds longer than STALL_LATE_NS, as the moments a host
+    was descheduled that they are: [start, end) in ns, merged where they
+    overlap (every ACK due while a host is stalled waits for its end, so
+    one stall makes a run of long turnarounds, of one flow or several)."""
+    rows = np.concatenate([t for t in turns if len(t)] or [np.empty((0, 2), np.int64)])
+    rows = rows[rows[:, 1] > STALL_LATE_NS]
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    merged: list[tuple[int, int]] = []
+    for start, length in rows.tolist():
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], start + length))
+        else:
+            merged.append((start, start + length))
+    return merged
 
 
 def start_offsets(records: np.ndarray) -> list[int]:
@@ -261,31 +283,56 @@ class TimerTrace:
 # Fitting.
 
 
-def quantiles(sample: np.ndarray) -> list[list[float | int]]:
-    """(probability, ns) points of ``sample`` at PROBABILITIES."""
-    values = np.quantile(np.asarray(sample, dtype=np.float64), PROBABILITIES)
+def quantiles(sample: np.ndarray, weights: np.ndarray | None = None) -> list[list[float | int]]:
+    """(probability, ns) points of ``sample`` at PROBABILITIES (each value
+    counted ``weights`` times, when given)."""
+    sample = np.asarray(sample, dtype=np.float64)
+    if weights is None:
+        values = np.quantile(sample, PROBABILITIES)
+    else:
+        values = np.quantile(sample, PROBABILITIES, weights=weights, method="inverted_cdf")
     return [[p, int(round(v))] for p, v in zip(PROBABILITIES, np.maximum.accumulate(values), strict=True)]
 
 
 def fit(samples: dict[str, Any]) -> dict[str, Any]:
     """The host model of one condition's measurement (the form a scenario's
-    ``[host]`` table takes, in ns)."""
+    ``[host]`` table takes, in ns).
+
+    The ACK turnaround is fitted to the turnarounds up to STALL_LATE_NS:
+    what a host adds to each ACK. Longer ones are moments the host was
+    descheduled (``host_stall_lengths_ns``), events in time, not per ACK:
+    drawn per ACK, their number would grow with the packet rate (a lone
+    BBR flow at 500 Mbit/s then kept 3 times the queue it keeps on the
+    live testbed, docs/host.md). They join the delay line's stalls, each
+    kind at its own rate, in one Poisson process of stalls."""
     rng = np.random.default_rng(0)
-    receiver, sender = np.asarray(samples["receiver_ns"]), np.asarray(samples["sender_ns"])
+    receiver, sender = (np.asarray(samples[k], dtype=np.int64) for k in ("receiver_ns", "sender_ns"))
+    receiver, sender = receiver[receiver <= STALL_LATE_NS], sender[sender <= STALL_LATE_NS]
     n = 200_000
     ack = rng.choice(receiver, n) + rng.choice(sender, n)
     offsets = np.asarray(samples["start_offsets_ns"], dtype=np.float64)
+    # The two kinds of stall, each weighted by its rate (per second of the
+    # runs it was counted in), as one distribution of lengths.
+    kinds = [(np.asarray(samples["stall_lengths_ns"], dtype=np.float64), samples["seconds"]),
+             (np.asarray(samples["host_stall_lengths_ns"], dtype=np.float64), samples["turnaround_seconds"])]
+    rate = sum(len(lengths) / seconds for lengths, seconds in kinds if seconds > 0)
+    lengths = np.concatenate([lengths for lengths, _ in kinds])
+    weights = np.concatenate([np.full(len(lengths_), 1.0 / seconds) for lengths_, seconds in kinds])
     return {
         "start_spread_ns": int(round(float(np.quantile(offsets, 0.95)))) if len(offsets) else 0,
         "ack_delay_ns": quantiles(ack),
         "timer_lateness_ns": quantiles(np.asarray(samples["timer_lateness_ns"])),
-        "stalls_per_s": round(len(samples["stall_lengths_ns"]) / samples["seconds"], 3),
-        "stall_length_ns": quantiles(np.asarray(samples["stall_lengths_ns"])) if samples["stall_lengths_ns"] else [],
+        "stalls_per_s": round(rate, 3),
+        "stall_length_ns": quantiles(lengths, weights) if len(lengths) else [],
     }
 
 
 # --------------------------------------------------------------------------
 # Measuring.
+
+
+def _traced_seconds(records: np.ndarray) -> float:
+    return (int(records["t"][-1]) - int(records["t"][0])) / 1e9 if len(records) else 0.0
 
 
 def cpu_times() -> tuple[int, int]:
@@ -315,7 +362,8 @@ def measure(busy: bool, runs: int, log: Callable[[str], None]) -> dict[str, Any]
     from .engine import load_live_scenario, run_live
 
     out: dict[str, Any] = {"receiver_ns": [], "sender_ns": [], "start_offsets_ns": [], "stall_lengths_ns": [],
-                           "timer_lateness_ns": [], "seconds": 0.0, "runs": runs, "busy": busy, "steal": [],
+                           "host_stall_lengths_ns": [], "timer_lateness_ns": [], "seconds": 0.0,
+                           "turnaround_seconds": 0.0, "runs": runs, "busy": busy, "steal": [],
                            "discarded_steal": []}
     condition = "busy" if busy else "idle"
     spinning = _spinners(busy)
@@ -350,8 +398,10 @@ def measure(busy: bool, runs: int, log: Callable[[str], None]) -> dict[str, Any]
 
                 def keep() -> None:
                     receiver, sender = turnarounds(records, stalls(records))
-                    out["receiver_ns"].extend(receiver.tolist())
-                    out["sender_ns"].extend(sender.tolist())
+                    out["receiver_ns"].extend(receiver[:, 1].tolist())
+                    out["sender_ns"].extend(sender[:, 1].tolist())
+                    out["host_stall_lengths_ns"].extend(e - s for s, e in host_stalls(receiver, sender))
+                    out["turnaround_seconds"] += _traced_seconds(records)
                     out["start_offsets_ns"].extend(start_offsets(records))
                 return keep
 
@@ -366,7 +416,7 @@ def measure(busy: bool, runs: int, log: Callable[[str], None]) -> dict[str, Any]
                 def keep() -> None:
                     out["timer_lateness_ns"].extend(late)
                     out["stall_lengths_ns"].extend(e - s for s, e in stalls(records))
-                    out["seconds"] += (int(records["t"][-1]) - int(records["t"][0])) / 1e9
+                    out["seconds"] += _traced_seconds(records)
                 return keep
 
             clean_runs("turnarounds", turnaround_run)
@@ -411,9 +461,27 @@ def to_toml(name: str, model: dict[str, Any], source: dict[str, Any], samples: d
               f"at most {100 * max(samples['steal']):.1f}% of a run's CPU time stolen by the hypervisor "
               f"({len(samples['discarded_steal'])} runs with more discarded),\n"
               f"# {len(samples['receiver_ns'])} receiver and {len(samples['sender_ns'])} sender turnarounds, "
-              f"{len(samples['timer_lateness_ns'])} pacing timers, {len(samples['stall_lengths_ns'])} stalls.\n"
+              f"{len(samples['timer_lateness_ns'])} pacing timers, {len(samples['stall_lengths_ns'])} stalls of the "
+              f"path and {len(samples['host_stall_lengths_ns'])} of the hosts.\n"
               "# Distributions are [cumulative probability, ns] points (docs/host.md).\n")
     return header + tomli_w.dumps(model)
+
+
+def raw_samples(samples: dict[str, Any]) -> bytes:
+    """Every sample, as NumPy arrays (``numpy.load``): a later fit needs
+    no new measurement."""
+    import io
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **{k: np.asarray(v) for k, v in samples.items()})
+    return buffer.getvalue()
+
+
+def load_raw_samples(path: Path) -> dict[str, Any]:
+    """The samples :func:`raw_samples` wrote, as :func:`measure` returned
+    them (numbers as numbers, samples as arrays)."""
+    with np.load(path) as data:
+        return {k: data[k].item() if data[k].ndim == 0 else data[k] for k in data.files}
 
 
 def summary_json(samples: dict[str, Any]) -> str:
