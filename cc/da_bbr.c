@@ -31,7 +31,10 @@
  *   Recovery   on entering it, cwnd = what is in flight (no packet
  *              conservation round) and pacing gain 0.75 while in it; the
  *              pre-loss cwnd is not restored when it ends (BBR's restore
- *              re-creates the queue that overflowed)
+ *              re-creates the queue that overflowed). The rest is BBR's
+ *              (bbr_core.h's recovery rule, whose hooks set only these
+ *              cwnd values): lost packets off cwnd, and a new
+ *              packet-timed round from the ACK that enters Recovery
  *
  * CCA_TRACE_VAR: gamma in ppm (1e6 = not scaled).
  *
@@ -145,26 +148,28 @@ static inline u32 da_recovery_pacing_gain(struct sock *sk, u32 gain)
 			      DA_RECOVERY_PACING_GAIN_PPM_DEFAULT);
 }
 
-/* Entering Recovery: cwnd = in flight, no conservation round; leaving it:
- * no restore. Lost packets come off cwnd as in BBR. */
-static inline bool da_recover_or_restore(struct sock *sk,
-					 const struct rate_sample *rs,
-					 u32 acked, u32 *new_cwnd)
+/* Entering Recovery: cwnd = what is in flight (at least cwnd_min_target).
+ * The core has restarted the round, as Linux's BBR does; lost packets
+ * come off cwnd as in BBR. */
+static inline u32 da_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct bbr *bbr = bbr_ca(sk);
-	u8 state = inet_csk(sk)->icsk_ca_state;
-	u32 cwnd = tcp_snd_cwnd(tp);
 	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
-	if (rs->losses > 0)
-		cwnd = (u32)max_t(s32, (s32)cwnd - rs->losses, 1);
-	if (state == TCP_CA_Recovery && bbr->prev_ca_state != TCP_CA_Recovery)
-		cwnd = max(tcp_packets_in_flight(tp), min_target);
-	bbr->prev_ca_state = state;
-	*new_cwnd = cwnd;
-	return false;	/* then toward the target as usual */
+	return max(tcp_packets_in_flight(tcp_sk(sk)), min_target);
+}
+
+/* No packet conservation round: toward the target from the first ACK. */
+static inline bool da_conserve_cwnd(struct sock *sk, u32 cwnd, u32 acked,
+				    u32 *new_cwnd)
+{
+	return false;
+}
+
+/* Leaving Recovery: the pre-loss cwnd is not restored. */
+static inline u32 da_restore_cwnd(struct sock *sk, u32 cwnd)
+{
+	return cwnd;
 }
 
 static inline void da_init(struct sock *sk)
@@ -184,7 +189,9 @@ static const struct bbr_hooks bbr_hooks = {
 	.cwnd_bdp = da_cwnd_bdp,
 	.probe_rtt_cwnd = da_probe_rtt_cwnd,
 	.recovery_pacing_gain = da_recovery_pacing_gain,
-	.recover_or_restore = da_recover_or_restore,
+	.recovery_cwnd = da_recovery_cwnd,
+	.conserve_cwnd = da_conserve_cwnd,
+	.restore_cwnd = da_restore_cwnd,
 };
 
 CCA_DESCRIPTION(da_bbr,
