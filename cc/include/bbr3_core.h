@@ -140,11 +140,18 @@
  *     registers min_tso_segs only for a non-default send quantum
  *     (CCA_BPF_MIN_TSO_SEGS): a BPF min_tso_segs makes Linux 6.18 burst.
  *  4. ECN eligibility: v3 needs TCP_ECN_OK and TCP_ECN_LOW, a route flag of
- *     Google's kernel ("CE marks here are shallow-threshold"). Mainline has
- *     no such flag: TCP_ECN_OK (the flow negotiated ECN: scenario
- *     `ecn = true`) stands for both. v3's RTT gate stays (ECN is used only
- *     if min_rtt <= ecn_max_rtt, 5 ms, a parameter here; 0 = any RTT).
- *     TCP_ECN_ECT_PERMANENT (ECT on retransmits) is not set.
+ *     Google's kernel meaning (a) CE marks are shallow-threshold and (b)
+ *     both endpoints give precise ACKs (each ACK covers segments of one CE
+ *     status). Mainline has no such flag; the precise feedback it has is
+ *     Accurate ECN (Linux >= 6.18, TCP_ECN_MODE_ACCECN = CCA_ECN_ACCECN;
+ *     scenario `ecn = "accecn"`), which stands for both: an AccECN flow is
+ *     eligible, an RFC 3168 one (`ecn = true`, whose ECE is sticky until
+ *     CWR, so one mark reads as a round of marks) is not, as in v3 without
+ *     ecn_low, and its CE marks reach none of v3's ECN logic. (b) is the
+ *     AccECN receiver's; (a) is the scenario's marking AQM. v3's RTT gate
+ *     stays (ECN is used only if min_rtt <= ecn_max_rtt, 5 ms, a parameter
+ *     here; 0 = any RTT). TCP_ECN_ECT_PERMANENT (ECT on retransmits) is
+ *     not set.
  *  5. The receiver-side parts are not here: precise ECE ACKs
  *     (dctcp_ece_ack_update on CA_EVENT_ECN_IS_CE/NO_CE, run by the CC of
  *     the *receiving* socket; TCP_CONG_WANTS_CE_EVENTS is not set) and
@@ -176,11 +183,6 @@
 
 #define BBR_SCALE 8	/* scaling factor for fractions (e.g. gains) */
 #define BBR_UNIT (1 << BBR_SCALE)
-
-/* include/net/tcp.h: ecn_flags bit of a connection that negotiated ECN. */
-#ifndef TCP_ECN_OK
-#define TCP_ECN_OK 1
-#endif
 
 /* BBR's modes (trace_mode: the same numbers as v1's, for the plots). */
 enum bbr3_mode {
@@ -436,10 +438,12 @@ struct bbr3_context {
 
 /* ----------------------------------------------------- model: accessors */
 
-/* Can this connection use ECN? (Deviation 4: TCP_ECN_OK alone.) */
+/* Can this connection use ECN? v3: negotiated and TCP_ECN_LOW (shallow
+ * marks, precise ACKs); here Accurate ECN (deviation 4), never RFC 3168's
+ * sticky ECE. */
 static inline bool bbr3_can_use_ecn(const struct sock *sk)
 {
-	return tcp_sk(sk)->ecn_flags & TCP_ECN_OK;
+	return tcp_sk(sk)->ecn_flags & CCA_ECN_ACCECN;
 }
 
 static inline bool bbr3_full_bw_reached(const struct sock *sk)
