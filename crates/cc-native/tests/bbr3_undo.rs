@@ -56,31 +56,15 @@ fn in_a_probe() -> FakeNet {
 /// lost (tp->lost), then ssthresh, set_state(Recovery) and cong_control
 /// with a sample sent at `tx_in_flight` that saw those losses.
 fn enter_recovery(net: &mut FakeNet, tx_in_flight: u32, lost: u32) {
-    let sk = &mut net.sk;
-    let cwnd = sk.snd_cwnd;
-    sk.lost += lost;
-    sk.packets_out -= lost;
-    net.ops.ssthresh(sk);
-    assert_eq!(field(sk, PRIOR_CWND), cwnd, "ssthresh saved cwnd (offset check)");
-    net.ops.set_state(sk, CaState::Recovery);
-    sk.inet_conn.icsk_ca_state = CaState::Recovery as u8;
-    sk.delivered += 1;
-    sk.packets_out -= 1;
-    sk.tcp_mstamp += 100;
-    sk.delivered_mstamp = sk.tcp_mstamp;
-    let rs = RateSample {
-        delivered: 1,
-        interval_us: 20_000,
-        acked_sacked: 1,
-        losses: lost as _,
-        prior_delivered: sk.delivered - 1,
-        prior_in_flight: sk.packets_out + 1,
-        tx_in_flight: tx_in_flight as _,
-        lost: lost as _,
-        rtt_us: (RTPROP_US + 2_000) as _,
-        ..Default::default()
-    };
-    net.ops.cong_control(sk, sk.snd_una, 0, &rs);
+    let cwnd = net.sk.snd_cwnd;
+    net.sk.lost += lost;
+    net.sk.packets_out -= lost;
+    net.ops.ssthresh(&mut net.sk);
+    assert_eq!(field(&net.sk, PRIOR_CWND), cwnd, "ssthresh saved cwnd (offset check)");
+    net.ops.set_state(&mut net.sk, CaState::Recovery);
+    net.sk.inet_conn.icsk_ca_state = CaState::Recovery as u8;
+    let rs = FakeNet::hand_sample(net.sk.delivered, lost, RTPROP_US + 2_000);
+    net.hand_ack(RateSample { tx_in_flight, lost: lost as _, ..rs });
 }
 
 #[test]

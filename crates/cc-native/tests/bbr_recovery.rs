@@ -12,7 +12,7 @@
 
 mod common;
 
-use cc_native::{CaState, RateSample, TcpSock};
+use cc_native::{CaState, TcpSock};
 use common::FakeNet;
 
 const MSS: u32 = 1000;
@@ -57,29 +57,37 @@ fn in_probe_bw(cc: &str) -> FakeNet {
 /// One ACK delivering one packet that left when tp->delivered was
 /// `prior_delivered`, with `losses` newly lost.
 fn ack(net: &mut FakeNet, prior_delivered: u32, losses: u32) {
-    let sk = &mut net.sk;
-    sk.delivered += 1;
-    sk.packets_out = sk.packets_out.saturating_sub(1 + losses);
-    sk.tcp_mstamp += 100;
-    sk.delivered_mstamp = sk.tcp_mstamp;
-    let rs = RateSample {
-        delivered: 1,
-        interval_us: 20_000,
-        acked_sacked: 1,
-        losses: losses as _,
-        prior_delivered,
-        prior_in_flight: sk.packets_out + 1,
-        rtt_us: (RTPROP_US + 5_000) as _,
-        ..Default::default()
-    };
-    net.ops.cong_control(sk, sk.snd_una, 0, &rs);
+    net.sk.packets_out = net.sk.packets_out.saturating_sub(losses);
+    net.hand_ack(FakeNet::hand_sample(prior_delivered, losses, RTPROP_US + 5_000));
 }
 
-/// The stack entering Recovery: ssthresh, then set_state before the state.
+/// The stack entering `state`: ssthresh, then set_state before the state.
 fn enter(net: &mut FakeNet, state: CaState) {
     net.ops.ssthresh(&mut net.sk);
     net.ops.set_state(&mut net.sk, state);
     net.sk.inet_conn.icsk_ca_state = state as u8;
+}
+
+/// `cc` in ProbeBW enters Recovery with `inflight` packets in flight once
+/// the entering ACK is processed (an ACK of the current round, which
+/// cannot end it).
+fn entered_with_flight(cc: &str, inflight: u32) -> FakeNet {
+    let mut net = in_probe_bw(cc);
+    net.sk.packets_out = inflight + 1;
+    let next = bbr_u32(&net.sk, extended(cc), NEXT_RTT_DELIVERED);
+    enter(&mut net, CaState::Recovery);
+    ack(&mut net, next.wrapping_sub(1), 0);
+    net
+}
+
+/// The stack leaving Recovery with cwnd 60, then one ACK: the cwnd after.
+fn cwnd_after_leaving(net: &mut FakeNet) -> u32 {
+    net.sk.snd_cwnd = 60;
+    net.ops.set_state(&mut net.sk, CaState::Open);
+    net.sk.inet_conn.icsk_ca_state = CaState::Open as u8;
+    let d = net.sk.delivered;
+    ack(net, d, 0);
+    net.sk.snd_cwnd
 }
 
 /// What the round counter does over Recovery's first ACKs: (round count
@@ -125,15 +133,10 @@ fn bbr_cws_and_da_bbr_count_rounds_in_recovery_as_the_core_does() {
 
 #[test]
 fn bbr_cws_cuts_to_a_third_of_the_flight_and_does_not_restore() {
-    let mut net = in_probe_bw("bbr_cws");
     let inflight = 150;
-    net.sk.packets_out = inflight + 1;
-    let next = bbr_u32(&net.sk, true, NEXT_RTT_DELIVERED);
-    enter(&mut net, CaState::Recovery);
-    ack(&mut net, next.wrapping_sub(1), 0);
+    let mut net = entered_with_flight("bbr_cws", inflight);
     // The cut to inflight / 3, then what the ACK acked (conservation).
-    let flight = inflight; // tcp_packets_in_flight when the cut is taken
-    assert_eq!(net.sk.snd_cwnd, flight / 3 + 1);
+    assert_eq!(net.sk.snd_cwnd, inflight / 3 + 1);
     // While Recovery lasts: + acked per ACK, at most the flight at the cut,
     // and no target (no ProbeBW cap lowers it either). The packets were
     // sent in one round (a round of 1-packet samples per ACK would age the
@@ -143,58 +146,34 @@ fn bbr_cws_cuts_to_a_third_of_the_flight_and_does_not_restore() {
         net.sk.packets_out += 1; // keep a flight
         ack(&mut net, sent_at, 0);
     }
-    assert_eq!(net.sk.snd_cwnd, flight, "grows to the flight at the cut, no more");
+    assert_eq!(net.sk.snd_cwnd, inflight, "grows to the flight at the cut, no more");
     // Leaving Recovery: no restore of the pre-loss cwnd (BBR's would be
     // ~2 BDP = 400+); then toward the (usf-scaled) target as usual.
-    net.sk.snd_cwnd = 60;
-    net.ops.set_state(&mut net.sk, CaState::Open);
-    net.sk.inet_conn.icsk_ca_state = CaState::Open as u8;
-    let d = net.sk.delivered;
-    ack(&mut net, d, 0);
-    assert_eq!(net.sk.snd_cwnd, 61, "no restore: cwnd + acked");
+    assert_eq!(cwnd_after_leaving(&mut net), 61, "no restore: cwnd + acked");
 }
 
 #[test]
 fn da_bbr_sets_cwnd_to_the_flight_without_conservation_or_restore() {
-    let mut net = in_probe_bw("da_bbr");
     let inflight = 150;
-    net.sk.packets_out = inflight + 1;
-    let next = bbr_u32(&net.sk, true, NEXT_RTT_DELIVERED);
-    enter(&mut net, CaState::Recovery);
-    ack(&mut net, next.wrapping_sub(1), 0);
+    let mut net = entered_with_flight("da_bbr", inflight);
     // cwnd = in flight, then toward the target at once (+ acked, the pipe
     // being full): no packet conservation round.
     assert_eq!(net.sk.snd_cwnd, inflight + 1);
     let d = net.sk.delivered;
     ack(&mut net, d, 0);
     assert_eq!(net.sk.snd_cwnd, inflight + 2);
-    // Leaving Recovery: no restore.
-    net.sk.snd_cwnd = 60;
-    net.ops.set_state(&mut net.sk, CaState::Open);
-    net.sk.inet_conn.icsk_ca_state = CaState::Open as u8;
-    let d = net.sk.delivered;
-    ack(&mut net, d, 0);
-    assert_eq!(net.sk.snd_cwnd, 61, "no restore: cwnd + acked");
+    assert_eq!(cwnd_after_leaving(&mut net), 61, "no restore: cwnd + acked");
 }
 
 #[test]
 fn bbr_conserves_one_round_then_restores() {
-    // The core's rule, for comparison: inflight + acked on entry, then
-    // max(cwnd, inflight + acked) until the round ends; on leaving, the
+    // The core's rule, for comparison: inflight + acked on entry (then
+    // max(cwnd, inflight + acked) until the round ends); on leaving, the
     // cwnd saved by ssthresh comes back.
-    let mut net = in_probe_bw("bbr");
-    let saved = net.sk.snd_cwnd;
+    let saved = in_probe_bw("bbr").sk.snd_cwnd; // the same run: the same cwnd
     let inflight = 150;
-    net.sk.packets_out = inflight + 1;
-    let next = bbr_u32(&net.sk, false, NEXT_RTT_DELIVERED);
-    enter(&mut net, CaState::Recovery);
-    ack(&mut net, next.wrapping_sub(1), 0);
+    let mut net = entered_with_flight("bbr", inflight);
     assert_eq!(net.sk.snd_cwnd, inflight + 1);
-    net.sk.snd_cwnd = 60;
-    net.ops.set_state(&mut net.sk, CaState::Open);
-    net.sk.inet_conn.icsk_ca_state = CaState::Open as u8;
-    let d = net.sk.delivered;
-    ack(&mut net, d, 0);
-    assert!(net.sk.snd_cwnd >= saved.min(400), "restored: {} (saved {saved})", net.sk.snd_cwnd);
+    let cwnd = cwnd_after_leaving(&mut net);
+    assert!(cwnd >= saved.min(400), "restored: {cwnd} (saved {saved})");
 }
-
