@@ -183,7 +183,7 @@
  *                             + acked)).
  *   restore_cwnd(sk, cwnd)    on leaving Recovery or Loss (default
  *                             bbr_restore_cwnd(): max(cwnd, prior_cwnd)).
- *   A hook may call its default. Neither hook owns the round count,
+ *   A hook may call its default. None of the three owns the round count,
  *   packet_conservation (cleared by the next round start, as in Linux) or
  *   bbr->prev_ca_state: a derivative that conserves on its own terms
  *   (BBR-CWS) keeps its own flag and returns false otherwise.
