@@ -35,7 +35,8 @@
  *     and in a deep one it stays near 1 while the cuts correct RTprop.
  *
  *   event                       BBR                     BBR-CWS
- *   enter Recovery              cwnd = inflight+acked,  cwnd = inflight/3 (once
+ *   enter Recovery              round restarts,         round restarts,
+ *                               cwnd = inflight+acked,  cwnd = inflight/3 (once
  *                               conserve one round      per evaluation window),
  *                                                       then min(cwnd + acked,
  *                                                       inflight at the cut)
@@ -91,10 +92,15 @@
  *  - usf is updated at the start of the next ACK's processing rather
  *    than right after bbr_set_cwnd (one ACK later; the hooks run before
  *    the cwnd update).
- *  - Linux's per-ACK "cwnd -= newly lost packets" of
- *    bbr_set_cwnd_to_recover_or_restore() is kept (the listing shows the
- *    function's new lines, not this one, and the paper says it modified
- *    the function "slightly"); outside a cut it is BBR's behaviour.
+ *  - Linux's per-ACK "cwnd -= newly lost packets" and its round restart
+ *    on entering Recovery (next_rtt_delivered = tp->delivered: the
+ *    packet-timed round, hence the bw filter's and full-pipe clocks,
+ *    starts at the loss) of bbr_set_cwnd_to_recover_or_restore() are kept
+ *    (the listing shows the function's new lines, not these, and the
+ *    paper says it modified the function "slightly"); they are the core's
+ *    (bbr_core.h), which the three recovery hooks below only give cwnd
+ *    values. The restart happens with a cut pending too, as in BBR; BBR's
+ *    own one-round conservation does not (the listing has none there).
  *  - The cut is taken on entering Recovery (fast recovery) only, as the
  *    listing; an RTO (Loss state) ends conservation but does not cut.
  *  - The paper also "configured the amount of reduction in ProbeRTT
@@ -197,48 +203,51 @@ static inline void cws_update_scale(struct sock *sk,
 }
 
 /* Algorithm 1, lines 1-14 and 20-21 (bbr_set_cwnd_to_recover_or_restore
- * and the "done:" label): the cut on entering Recovery, conservation
- * until Recovery ends, no restore. Returns true while conserving, with
- * the new cwnd in *new_cwnd (BBR's target is then skipped). */
-static inline bool cws_recover_or_restore(struct sock *sk,
-					  const struct rate_sample *rs,
-					  u32 acked, u32 *new_cwnd)
+ * and the "done:" label) as three cwnd rules for the core's recovery
+ * hooks; the core keeps Linux's losses off cwnd, round restart on
+ * entering Recovery and CA-state tracking. */
+
+/* Entering Recovery: the cut, once per evaluation window (with a cut
+ * pending, cwnd is kept and nothing is conserved). */
+static inline u32 cws_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
 	struct bbr *bbr = bbr_ca(sk);
-	u8 prev_state = bbr->prev_ca_state, state = inet_csk(sk)->icsk_ca_state;
-	u32 cwnd = tcp_snd_cwnd(tp);
+	u64 divisor = CCA_PARAM(sk, CWS_PARAM_CUT_DIVISOR,
+				CWS_CUT_DIVISOR_DEFAULT);
 	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
-	if (rs->losses > 0)	/* Linux's: lost packets come off cwnd */
-		cwnd = (u32)max_t(s32, (s32)cwnd - rs->losses, 1);
+	if (bbr->cws_cut_us)
+		return cwnd;
+	bbr->cws_cut_us = max_t(u64, cca_now_us(sk), 1);
+	bbr->cws_upper_cwnd = tcp_packets_in_flight(tcp_sk(sk));
+	bbr->cws_rtt_min_dropped = 0;
+	bbr->cws_conserving = 1;
+	cwnd = (u32)div_u64(bbr->cws_upper_cwnd,
+			    (u32)clamp_t(u64, divisor, 1, 1000));
+	return max(cwnd, min_target);
+}
 
-	if (state == TCP_CA_Recovery && prev_state != TCP_CA_Recovery) {
-		if (!bbr->cws_cut_us) {	/* one cut per evaluation window */
-			u64 divisor = CCA_PARAM(sk, CWS_PARAM_CUT_DIVISOR,
-						CWS_CUT_DIVISOR_DEFAULT);
+/* From the cut until Recovery ends: cwnd + acked, at most the flight at
+ * the cut, and no target. Not BBR's one-round conservation otherwise. */
+static inline bool cws_conserve_cwnd(struct sock *sk, u32 cwnd, u32 acked,
+				     u32 *new_cwnd)
+{
+	struct bbr *bbr = bbr_ca(sk);
+	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
+				       BBR_CWND_MIN_TARGET_DEFAULT);
 
-			bbr->cws_cut_us = max_t(u64, cca_now_us(sk), 1);
-			bbr->cws_upper_cwnd = tcp_packets_in_flight(tp);
-			cwnd = (u32)div_u64(bbr->cws_upper_cwnd,
-					    (u32)clamp_t(u64, divisor, 1, 1000));
-			cwnd = max(cwnd, min_target);
-			bbr->cws_rtt_min_dropped = 0;
-			bbr->cws_conserving = 1;
-		}
-	} else if (prev_state >= TCP_CA_Recovery && state < TCP_CA_Recovery) {
-		bbr->cws_conserving = 0;	/* and no restore of prior_cwnd */
-	}
-	bbr->prev_ca_state = state;
+	if (!bbr->cws_conserving)
+		return false;
+	*new_cwnd = max(min(cwnd + acked, bbr->cws_upper_cwnd), min_target);
+	return true;
+}
 
-	if (bbr->cws_conserving) {
-		*new_cwnd = max(min(cwnd + acked, bbr->cws_upper_cwnd),
-				min_target);
-		return true;
-	}
-	*new_cwnd = cwnd;
-	return false;
+/* Leaving Recovery: conservation ends and prior_cwnd is not restored. */
+static inline u32 cws_restore_cwnd(struct sock *sk, u32 cwnd)
+{
+	bbr_ca(sk)->cws_conserving = 0;
+	return cwnd;
 }
 
 /* Algorithm 1, line 19: upper_cwnd = target_cwnd * usf. */
@@ -266,7 +275,9 @@ static inline void cws_init(struct sock *sk)
 static const struct bbr_hooks bbr_hooks = {
 	.init = cws_init,
 	.update_model = cws_update_scale,
-	.recover_or_restore = cws_recover_or_restore,
+	.recovery_cwnd = cws_recovery_cwnd,
+	.conserve_cwnd = cws_conserve_cwnd,
+	.restore_cwnd = cws_restore_cwnd,
 	.cwnd_cap = cws_cwnd_cap,
 };
 

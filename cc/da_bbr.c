@@ -24,14 +24,27 @@
  * for a long one: the long flow's share of the queue shrinks. When RTprop
  * rose by more than 20% since the previous bandwidth probe (a route
  * change, or an RTprop inflated by a standing queue) the BDP is not
- * scaled, so the flow can re-learn its operating point. Two more changes:
+ * scaled, so the flow can re-learn its operating point:
+ *
+ *     probe k-1 begins      probe k begins           probe k+1 begins
+ *     (RTprop was R(k-1))   (RTprop was R(k))
+ *           |                     | no scaling while RTprop |
+ *           |                     | > 1.2 * R(k-1)          |
+ *
+ * i.e. from the start of one probe to the start of the next, RTprop is
+ * measured against its value when the probe before began: the first probe
+ * after a rise, and the rest of its cycle, run unscaled; the next probe,
+ * whose reference is the risen RTprop, is scaled again. Two more changes:
  *
  *   ProbeRTT   cwnd = a third of the cwnd before it, instead of 4 packets
  *              (the queue still drains, in 200 ms, with less loss of rate)
  *   Recovery   on entering it, cwnd = what is in flight (no packet
  *              conservation round) and pacing gain 0.75 while in it; the
  *              pre-loss cwnd is not restored when it ends (BBR's restore
- *              re-creates the queue that overflowed)
+ *              re-creates the queue that overflowed). The rest is BBR's
+ *              (bbr_core.h's recovery rule, whose hooks set only these
+ *              cwnd values): lost packets off cwnd, and a new
+ *              packet-timed round from the ACK that enters Recovery
  *
  * CCA_TRACE_VAR: gamma in ppm (1e6 = not scaled).
  *
@@ -46,14 +59,19 @@
  * Beyond icsk_ca_priv (BBR_STATE_EXTENDED: the simulator's extension area,
  * BPF per-socket storage):
  *   da_rtt_us            us, the latest RTT sample (rs->rtt_us)
- *   da_rtprop_probe_us   us, RTprop when the previous probe (ProbeBW's
- *                        1.25 phase) began
- *   da_cycle_idx         the ProbeBW phase at the previous ACK
+ *   da_rtprop_ref_us     us, RTprop when the previous probe (ProbeBW's
+ *                        1.25 phase) began: what a rise is measured from
+ *   da_rtprop_probe_us   us, RTprop when the latest probe began (the next
+ *                        probe's reference)
+ *   da_probing           the previous ACK was in a probe
  *
  * ---------------------------------------------------------- deviations
  *  - "The previous probe" is the start of the previous ProbeBW gain-1.25
- *    phase; before the first one RTprop has nothing to have risen from
- *    and gamma applies.
+ *    phase, the one before the probe under way (or, between probes, the
+ *    one before the latest): the reference changes only when a probe
+ *    begins, and the test is made on every ACK against it. Until two
+ *    probes have begun RTprop has nothing to have risen from and gamma
+ *    applies.
  *  - gamma scales the BDP only (bbr_bdp()); the ACK-aggregation allowance
  *    and the quantisation budget are added unscaled, as BBR adds them.
  *  - Linux 6.x BBR underneath (bbr_core.h), whatever kernel the authors
@@ -64,8 +82,9 @@
 #define BBR_STATE_EXTENDED
 #define BBR_EXT_FIELDS							\
 	u32 da_rtt_us;		/* us, latest RTT sample; 0: none */	\
-	u32 da_rtprop_probe_us;	/* us, RTprop at the previous probe; 0: none */ \
-	u32 da_cycle_idx:3;	/* ProbeBW phase at the previous ACK */
+	u32 da_rtprop_ref_us;	/* us, RTprop at the previous probe; 0: none */ \
+	u32 da_rtprop_probe_us;	/* us, RTprop at the latest probe; 0: none */ \
+	u32 da_probing:1;	/* the previous ACK was in a probe */
 #include "bbr_core.h"
 
 enum da_bbr_param {
@@ -92,8 +111,8 @@ static inline u32 da_gamma_ppm(struct sock *sk)
 
 	if (bbr->mode != BBR_PROBE_BW || !rtt || rtprop == ~0U || !rtprop)
 		return BBR_PPM;
-	if (bbr->da_rtprop_probe_us &&
-	    rtprop * BBR_PPM > (u64)bbr->da_rtprop_probe_us * (BBR_PPM + rise))
+	if (bbr->da_rtprop_ref_us &&
+	    rtprop * BBR_PPM > (u64)bbr->da_rtprop_ref_us * (BBR_PPM + rise))
 		return BBR_PPM;	/* RTprop rose > 20% since the last probe */
 	return (u32)div64_u64(rtt * BBR_PPM, rtt + rtprop);
 }
@@ -103,16 +122,18 @@ static inline void da_update_model(struct sock *sk,
 				   const struct rate_sample *rs)
 {
 	struct bbr *bbr = bbr_ca(sk);
+	bool probing = bbr->mode == BBR_PROBE_BW && bbr->cycle_idx == 0;
 
 	if (rs->rtt_us > 0)
 		bbr->da_rtt_us = (u32)min_t(s64, rs->rtt_us, 0xffffffffLL);
-	if (bbr->mode == BBR_PROBE_BW && bbr->cycle_idx == 0 &&
-	    bbr->da_cycle_idx != 0) {
-		/* A probe begins: compare with the previous one's RTprop
-		 * from now on, and remember this one's for the next. */
+	if (probing && !bbr->da_probing) {
+		/* A probe begins: from now on compare with the RTprop of
+		 * the one before it, and remember this one's for the next
+		 * (not compare this probe with itself). */
+		bbr->da_rtprop_ref_us = bbr->da_rtprop_probe_us;
 		bbr->da_rtprop_probe_us = bbr->min_rtt_us;
 	}
-	bbr->da_cycle_idx = bbr->cycle_idx;
+	bbr->da_probing = probing;
 	CCA_TRACE_VAR(sk, da_gamma_ppm(sk));
 }
 
@@ -145,26 +166,28 @@ static inline u32 da_recovery_pacing_gain(struct sock *sk, u32 gain)
 			      DA_RECOVERY_PACING_GAIN_PPM_DEFAULT);
 }
 
-/* Entering Recovery: cwnd = in flight, no conservation round; leaving it:
- * no restore. Lost packets come off cwnd as in BBR. */
-static inline bool da_recover_or_restore(struct sock *sk,
-					 const struct rate_sample *rs,
-					 u32 acked, u32 *new_cwnd)
+/* Entering Recovery: cwnd = what is in flight (at least cwnd_min_target).
+ * The core has restarted the round, as Linux's BBR does; lost packets
+ * come off cwnd as in BBR. */
+static inline u32 da_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct bbr *bbr = bbr_ca(sk);
-	u8 state = inet_csk(sk)->icsk_ca_state;
-	u32 cwnd = tcp_snd_cwnd(tp);
 	u32 min_target = cca_u32_param(sk, BBR_PARAM_CWND_MIN_TARGET,
 				       BBR_CWND_MIN_TARGET_DEFAULT);
 
-	if (rs->losses > 0)
-		cwnd = (u32)max_t(s32, (s32)cwnd - rs->losses, 1);
-	if (state == TCP_CA_Recovery && bbr->prev_ca_state != TCP_CA_Recovery)
-		cwnd = max(tcp_packets_in_flight(tp), min_target);
-	bbr->prev_ca_state = state;
-	*new_cwnd = cwnd;
-	return false;	/* then toward the target as usual */
+	return max(tcp_packets_in_flight(tcp_sk(sk)), min_target);
+}
+
+/* No packet conservation round: toward the target from the first ACK. */
+static inline bool da_conserve_cwnd(struct sock *sk, u32 cwnd, u32 acked,
+				    u32 *new_cwnd)
+{
+	return false;
+}
+
+/* Leaving Recovery: the pre-loss cwnd is not restored. */
+static inline u32 da_restore_cwnd(struct sock *sk, u32 cwnd)
+{
+	return cwnd;
 }
 
 static inline void da_init(struct sock *sk)
@@ -172,8 +195,9 @@ static inline void da_init(struct sock *sk)
 	struct bbr *bbr = bbr_ca(sk);
 
 	bbr->da_rtt_us = 0;
+	bbr->da_rtprop_ref_us = 0;
 	bbr->da_rtprop_probe_us = 0;
-	bbr->da_cycle_idx = bbr->cycle_idx;
+	bbr->da_probing = 0;
 	CCA_TRACE_VAR(sk, BBR_PPM);
 }
 
@@ -184,7 +208,9 @@ static const struct bbr_hooks bbr_hooks = {
 	.cwnd_bdp = da_cwnd_bdp,
 	.probe_rtt_cwnd = da_probe_rtt_cwnd,
 	.recovery_pacing_gain = da_recovery_pacing_gain,
-	.recover_or_restore = da_recover_or_restore,
+	.recovery_cwnd = da_recovery_cwnd,
+	.conserve_cwnd = da_conserve_cwnd,
+	.restore_cwnd = da_restore_cwnd,
 };
 
 CCA_DESCRIPTION(da_bbr,

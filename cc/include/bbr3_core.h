@@ -72,7 +72,9 @@
  * Loss recovery: none of v1's packet conservation; the loss response is
  * the model's (bw_lo/inflight_lo per round, inflight_hi per probe); an RTO
  * sets inflight_lo to the cwnd before it, and the cwnd is restored when the
- * Loss state ends; an undo restores bw_lo/inflight_lo/inflight_hi and cwnd.
+ * Loss state ends; an undo restores bw_lo/inflight_lo/inflight_hi and cwnd
+ * as they were once the losses that started the recovery were handled (a
+ * probe's inflight_hi cut stays).
  * After an idle period pacing restarts at bw. The ACK-aggregation allowance
  * is v1's (windows of 1 round in STARTUP, 5 after). An app-limited ACK with
  * no loss/CE and a low sample takes v3's fast path (model not updated).
@@ -93,7 +95,8 @@
  * tcp_congestion_ops members (BBR3_CORE_REGISTER):
  *   init, release    state, STARTUP, pacing from srtt (or 1 ms)
  *   cong_control     per ACK: the emulated skb_marked_lost, model, control
- *   ssthresh         save cwnd and the bounds an undo restores
+ *   ssthresh         save cwnd, and (after this ACK's or RTO's losses)
+ *                    the bounds an undo restores
  *   undo_cwnd        restore them; returns the saved cwnd
  *   set_state        RTO: inflight_lo from the pre-RTO cwnd; leaving Loss:
  *                    restore cwnd
@@ -140,11 +143,18 @@
  *     registers min_tso_segs only for a non-default send quantum
  *     (CCA_BPF_MIN_TSO_SEGS): a BPF min_tso_segs makes Linux 6.18 burst.
  *  4. ECN eligibility: v3 needs TCP_ECN_OK and TCP_ECN_LOW, a route flag of
- *     Google's kernel ("CE marks here are shallow-threshold"). Mainline has
- *     no such flag: TCP_ECN_OK (the flow negotiated ECN: scenario
- *     `ecn = true`) stands for both. v3's RTT gate stays (ECN is used only
- *     if min_rtt <= ecn_max_rtt, 5 ms, a parameter here; 0 = any RTT).
- *     TCP_ECN_ECT_PERMANENT (ECT on retransmits) is not set.
+ *     Google's kernel meaning (a) CE marks are shallow-threshold and (b)
+ *     both endpoints give precise ACKs (each ACK covers segments of one CE
+ *     status). Mainline has no such flag; the precise feedback it has is
+ *     Accurate ECN (Linux >= 6.18, TCP_ECN_MODE_ACCECN = CCA_ECN_ACCECN;
+ *     scenario `ecn = "accecn"`), which stands for both: an AccECN flow is
+ *     eligible, an RFC 3168 one (`ecn = true`, whose ECE is sticky until
+ *     CWR, so one mark reads as a round of marks) is not, as in v3 without
+ *     ecn_low, and its CE marks reach none of v3's ECN logic. (b) is the
+ *     AccECN receiver's; (a) is the scenario's marking AQM. v3's RTT gate
+ *     stays (ECN is used only if min_rtt <= ecn_max_rtt, 5 ms, a parameter
+ *     here; 0 = any RTT). TCP_ECN_ECT_PERMANENT (ECT on retransmits) is
+ *     not set.
  *  5. The receiver-side parts are not here: precise ECE ACKs
  *     (dctcp_ece_ack_update on CA_EVENT_ECN_IS_CE/NO_CE, run by the CC of
  *     the *receiving* socket; TCP_CONG_WANTS_CE_EVENTS is not set) and
@@ -163,6 +173,17 @@
  *     extra_acked_max 100 ms, ecn_alpha_init 1, ecn_reprobe_gain 1/2,
  *     bw_probe_rand_rounds 2.
  * 10. get_info (tcp_info export) is not implemented: it has no user here.
+ * 11. The undo snapshot. v3's stack marks packets lost (skb_marked_lost,
+ *     which may cut inflight_hi) before tcp_enter_recovery() or
+ *     tcp_enter_loss() calls ssthresh, which saves bw_lo, inflight_lo and
+ *     inflight_hi for an undo. Here the losses are handled later
+ *     (deviation 1: at the next cong_control, or in set_state(Loss) for an
+ *     RTO), so ssthresh only notes that a snapshot is due and it is taken
+ *     right after that loss handling, before anything else of the ACK
+ *     (the round-end cuts of bw_lo/inflight_lo, which an undo reverts) or
+ *     of the RTO (inflight_lo from the pre-RTO cwnd); an undo_cwnd with
+ *     no ACK since ssthresh takes it first. As in v3, an undo keeps the
+ *     inflight_hi that the recovery's first losses cut.
  */
 #ifndef CCARENA_BBR3_CORE_H
 #define CCARENA_BBR3_CORE_H
@@ -176,11 +197,6 @@
 
 #define BBR_SCALE 8	/* scaling factor for fractions (e.g. gains) */
 #define BBR_UNIT (1 << BBR_SCALE)
-
-/* include/net/tcp.h: ecn_flags bit of a connection that negotiated ECN. */
-#ifndef TCP_ECN_OK
-#define TCP_ECN_OK 1
-#endif
 
 /* BBR's modes (trace_mode: the same numbers as v1's, for the plots). */
 enum bbr3_mode {
@@ -280,7 +296,9 @@ struct bbr3 {
 	    prev_probe_too_high:1, /* did the last UP go too high? */
 	    stopped_risky_probe:1, /* last UP stopped at that inflight_hi */
 	    ack_ece:1,		   /* this ACK carried ECE (in_ack_event) */
-	    unused_2:12;
+	    undo_pending:1,	   /* ssthresh ran; the undo snapshot is
+				    * taken after the losses are handled */
+	    unused_2:11;
 };
 
 CCA_STATE_EXTENDED(struct bbr3)
@@ -436,10 +454,12 @@ struct bbr3_context {
 
 /* ----------------------------------------------------- model: accessors */
 
-/* Can this connection use ECN? (Deviation 4: TCP_ECN_OK alone.) */
+/* Can this connection use ECN? v3: negotiated and TCP_ECN_LOW (shallow
+ * marks, precise ACKs); here Accurate ECN (deviation 4), never RFC 3168's
+ * sticky ECE. */
 static inline bool bbr3_can_use_ecn(const struct sock *sk)
 {
-	return tcp_sk(sk)->ecn_flags & TCP_ECN_OK;
+	return tcp_sk(sk)->ecn_flags & CCA_ECN_ACCECN;
 }
 
 static inline bool bbr3_full_bw_reached(const struct sock *sk)
@@ -1833,6 +1853,22 @@ static inline void bbr3_losses_marked(struct sock *sk,
 	}
 }
 
+/* The bounds an undo restores, as ssthresh saw them in v3: after the
+ * losses of the ACK (or RTO) that started the recovery were handled, so
+ * after a probe's inflight_hi cut and before the round-end cuts of
+ * bw_lo/inflight_lo (deviation 11). Once per ssthresh call. */
+static inline void bbr3_take_undo_snapshot(struct sock *sk)
+{
+	struct bbr3 *bbr = bbr3_ca(sk);
+
+	if (!bbr->undo_pending)
+		return;
+	bbr->undo_pending = 0;
+	bbr->undo_bw_lo = bbr->bw_lo;
+	bbr->undo_inflight_lo = bbr->inflight_lo;
+	bbr->undo_inflight_hi = bbr->inflight_hi;
+}
+
 /* ------------------------------------------ tcp_congestion_ops bodies */
 
 /* cong_control: losses, model, then pacing rate and cwnd. */
@@ -1847,6 +1883,7 @@ static inline void bbr3_main(struct sock *sk, const struct rate_sample *rs)
 
 	bbr3_sample_of(sk, rs, &s);
 	bbr3_losses_marked(sk, &s);
+	bbr3_take_undo_snapshot(sk);	/* v3's ssthresh came here */
 
 	bbr3_update_round_start(sk, rs);
 	bbr3_update_tx_estimates(sk, rs);
@@ -1938,6 +1975,7 @@ static inline void bbr3_init(struct sock *sk)
 	bbr->undo_bw_lo = 0;
 	bbr->undo_inflight_lo = 0;
 	bbr->undo_inflight_hi = 0;
+	bbr->undo_pending = 0;
 	bbr->loss_events_in_round = 0;
 	bbr->startup_ecn_rounds = 0;
 	bbr3_reset_congestion_signals(sk);
@@ -1977,6 +2015,7 @@ static inline u32 bbr3_undo_cwnd(struct sock *sk)
 {
 	struct bbr3 *bbr = bbr3_ca(sk);
 
+	bbr3_take_undo_snapshot(sk);	/* if no ACK came since ssthresh */
 	bbr3_reset_full_bw(sk);	/* spurious slow-down; reset full bw */
 	bbr->loss_in_round = 0;
 	bbr->bw_lo = max(bbr->bw_lo, bbr->undo_bw_lo);
@@ -1986,16 +2025,15 @@ static inline u32 bbr3_undo_cwnd(struct sock *sk)
 	return bbr->prior_cwnd;
 }
 
-/* Entering loss recovery: save cwnd and the loss-adapted bounds for an
- * undo; ssthresh itself is not used. */
+/* Entering loss recovery (or CWR, or an RTO): save cwnd, and have the
+ * loss-adapted bounds saved for an undo once the losses that started it
+ * are handled (deviation 11); ssthresh itself is not used. */
 static inline u32 bbr3_ssthresh(struct sock *sk)
 {
 	struct bbr3 *bbr = bbr3_ca(sk);
 
 	bbr3_save_cwnd(sk);
-	bbr->undo_bw_lo = bbr->bw_lo;
-	bbr->undo_inflight_lo = bbr->inflight_lo;
-	bbr->undo_inflight_hi = bbr->inflight_hi;
+	bbr->undo_pending = 1;
 	return tcp_sk(sk)->snd_ssthresh;
 }
 
@@ -2014,6 +2052,7 @@ static inline void bbr3_set_state(struct sock *sk, u8 new_state)
 		};
 
 		bbr3_losses_marked(sk, &flight);
+		bbr3_take_undo_snapshot(sk);	/* v3's ssthresh came here */
 		bbr->prev_ca_state = TCP_CA_Loss;
 		bbr3_reset_full_bw(sk);
 		if (!bbr3_is_probing_bandwidth(sk) && bbr->inflight_lo == ~0U)

@@ -144,8 +144,8 @@
  *                             the allowances; default unchanged).
  *   cwnd_cap(sk, target)      packets: a ceiling on the new cwnd, applied
  *                             after cwnd moved toward the target and before
- *                             the cwnd_min_target floor; not during packet
- *                             conservation (default: none).
+ *                             the cwnd_min_target floor; not while
+ *                             conserve_cwnd decides cwnd (default: none).
  *   probe_rtt_cwnd(sk)        packets: ProbeRTT's cwnd, and the inflight at
  *                             which its 200 ms start (default
  *                             cwnd_min_target, Linux's 4).
@@ -164,17 +164,29 @@
  *   undo_cwnd(sk)             packets: replaces bbr_core_undo_cwnd() (reset
  *                             full-pipe and policer detection, keep cwnd);
  *                             a hook may call it.
- *   recover_or_restore(sk, rs, acked, *new_cwnd)  replaces
- *                             bbr_set_cwnd_to_recover_or_restore(), BBR's
- *                             cwnd rule around loss recovery (lost packets
- *                             off cwnd; one round of packet conservation on
- *                             entering Recovery; cwnd restored on leaving):
- *                             sets *new_cwnd (packets) and returns true to
- *                             skip the target (cwnd is then *new_cwnd, as
- *                             in packet conservation), false to move toward
- *                             it from *new_cwnd. It must keep
- *                             bbr->prev_ca_state current. A hook may call
- *                             the default.
+ *   Loss recovery (bbr_set_cwnd_to_recover_or_restore(), Linux's rule:
+ *   lost packets off cwnd; on entering Recovery a new round starts at once
+ *   and packet conservation holds for it; on leaving, cwnd restored) is
+ *   the core's; three hooks set only the cwnd in it (packets; cwnd is the
+ *   current one less this ACK's losses):
+ *   recovery_cwnd(sk, cwnd, acked)  on entering Recovery, after the core
+ *                             restarted the round and set
+ *                             packet_conservation (default
+ *                             bbr_recovery_cwnd(): inflight + acked).
+ *   conserve_cwnd(sk, cwnd, acked, *new_cwnd)  on every ACK with data
+ *                             acked, after the above: true and *new_cwnd
+ *                             to set cwnd to it and skip the target (as in
+ *                             packet conservation), false to move toward
+ *                             the target from cwnd (default
+ *                             bbr_conserve_cwnd(): while
+ *                             bbr->packet_conservation, max(cwnd, inflight
+ *                             + acked)).
+ *   restore_cwnd(sk, cwnd)    on leaving Recovery or Loss (default
+ *                             bbr_restore_cwnd(): max(cwnd, prior_cwnd)).
+ *   A hook may call its default. None of the three owns the round count,
+ *   packet_conservation (cleared by the next round start, as in Linux) or
+ *   bbr->prev_ca_state: a derivative that conserves on its own terms
+ *   (BBR-CWS) keeps its own flag and returns false otherwise.
  */
 #ifndef CCARENA_BBR_CORE_H
 #define CCARENA_BBR_CORE_H
@@ -431,8 +443,10 @@ struct bbr_hooks {
 	void (*set_state)(struct sock *sk, u8 old_state, u8 new_state);
 	u32 (*ssthresh)(struct sock *sk);
 	u32 (*undo_cwnd)(struct sock *sk);
-	bool (*recover_or_restore)(struct sock *sk, const struct rate_sample *rs,
-				   u32 acked, u32 *new_cwnd);
+	u32 (*recovery_cwnd)(struct sock *sk, u32 cwnd, u32 acked);
+	bool (*conserve_cwnd)(struct sock *sk, u32 cwnd, u32 acked,
+			      u32 *new_cwnd);
+	u32 (*restore_cwnd)(struct sock *sk, u32 cwnd);
 };
 
 /* A tentative definition: the derivative's `static const struct bbr_hooks
@@ -696,10 +710,39 @@ static inline u32 bbr_ack_aggregation_cwnd(struct sock *sk)
 	return aggr_cwnd;
 }
 
+/* cwnd on entering Recovery, packets: what is in flight plus what this ACK
+ * acked (cwnd beyond what is in flight was unused: app-limited, TSQ or TSO
+ * deferral). The recovery_cwnd hook's default. */
+static inline u32 bbr_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
+{
+	return tcp_packets_in_flight(tcp_sk(sk)) + acked;
+}
+
+/* Packet conservation for the first round of Recovery: send one packet
+ * per packet delivered, cwnd >= inflight + acked, and skip the target.
+ * The conserve_cwnd hook's default. */
+static inline bool bbr_conserve_cwnd(struct sock *sk, u32 cwnd, u32 acked,
+				     u32 *new_cwnd)
+{
+	if (!bbr_ca(sk)->packet_conservation)
+		return false;
+	*new_cwnd = max(cwnd, tcp_packets_in_flight(tcp_sk(sk)) + acked);
+	return true;
+}
+
+/* cwnd on leaving Recovery or Loss, packets: back to the cwnd saved on
+ * entry (bbr_save_cwnd). The restore_cwnd hook's default. */
+static inline u32 bbr_restore_cwnd(struct sock *sk, u32 cwnd)
+{
+	return max(cwnd, bbr_ca(sk)->prior_cwnd);
+}
+
 /* Loss recovery: on the first round of recovery use packet conservation
  * (cwnd = inflight + acked, i.e. send one packet per packet delivered);
  * losses reduce cwnd one for one; on leaving recovery restore the cwnd
- * saved by bbr_save_cwnd(). Returns true if conservation decides cwnd. */
+ * saved by bbr_save_cwnd(). Returns true if conservation decides cwnd.
+ * The cwnd values are the recovery hooks' (a derivative's own rule); the
+ * round restart and the CA-state tracking are always Linux's. */
 static inline bool bbr_set_cwnd_to_recover_or_restore(
 	struct sock *sk, const struct rate_sample *rs, u32 acked, u32 *new_cwnd)
 {
@@ -715,21 +758,24 @@ static inline bool bbr_set_cwnd_to_recover_or_restore(
 
 	if (state == TCP_CA_Recovery && prev_state != TCP_CA_Recovery) {
 		/* First round of recovery: conserve packets for one round,
-		 * which starts now; cwnd beyond what is in flight was unused. */
+		 * which starts now. */
 		bbr->packet_conservation = 1;
 		bbr->next_rtt_delivered = tp->delivered;
-		cwnd = tcp_packets_in_flight(tp) + acked;
+		cwnd = BBR_HOOK(recovery_cwnd,
+				bbr_recovery_cwnd(sk, cwnd, acked),
+				sk, cwnd, acked);
 	} else if (prev_state >= TCP_CA_Recovery && state < TCP_CA_Recovery) {
 		/* Recovery is over: back to the cwnd saved on entry. */
-		cwnd = max(cwnd, bbr->prior_cwnd);
+		cwnd = BBR_HOOK(restore_cwnd, bbr_restore_cwnd(sk, cwnd),
+				sk, cwnd);
 		bbr->packet_conservation = 0;
 	}
 	bbr->prev_ca_state = state;
 
-	if (bbr->packet_conservation) {
-		*new_cwnd = max(cwnd, tcp_packets_in_flight(tp) + acked);
+	if (BBR_HOOK(conserve_cwnd,
+		     bbr_conserve_cwnd(sk, cwnd, acked, new_cwnd),
+		     sk, cwnd, acked, new_cwnd))
 		return true;
-	}
 	*new_cwnd = cwnd;
 	return false;
 }
@@ -749,9 +795,7 @@ static inline void bbr_set_cwnd(struct sock *sk, const struct rate_sample *rs,
 	if (!acked)
 		goto done;	/* nothing newly acked: only enforce the caps */
 
-	if (BBR_HOOK(recover_or_restore,
-		     bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, &cwnd),
-		     sk, rs, acked, &cwnd))
+	if (bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, &cwnd))
 		goto done;
 
 	target_cwnd = BBR_HOOK(cwnd_bdp, bbr_bdp(sk, bw, gain), sk, bw, gain);

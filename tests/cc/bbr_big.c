@@ -25,7 +25,8 @@
 enum {
 	BIG_SEEN_BDP = 1, BIG_SEEN_CAP = 2, BIG_SEEN_PROBE_RTT = 4,
 	BIG_SEEN_SSTHRESH = 8, BIG_SEEN_UNDO = 16, BIG_SEEN_TARGET = 32,
-	BIG_SEEN_PHASE = 64, BIG_SEEN_GAIN = 128, BIG_SEEN_RECOVER = 256,
+	BIG_SEEN_PHASE = 64, BIG_SEEN_GAIN = 128, BIG_SEEN_CONSERVE = 256,
+	BIG_SEEN_RECOVERY_CWND = 512, BIG_SEEN_RESTORE = 1024,
 };
 
 static inline void big_seen(struct sock *sk, u32 bit)
@@ -112,12 +113,23 @@ static inline u32 big_undo_cwnd(struct sock *sk)
 	return bbr_core_undo_cwnd(sk);
 }
 
-static inline bool big_recover_or_restore(struct sock *sk,
-					  const struct rate_sample *rs,
-					  u32 acked, u32 *new_cwnd)
+static inline u32 big_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
 {
-	big_seen(sk, BIG_SEEN_RECOVER);
-	return bbr_set_cwnd_to_recover_or_restore(sk, rs, acked, new_cwnd);
+	big_seen(sk, BIG_SEEN_RECOVERY_CWND);
+	return bbr_recovery_cwnd(sk, cwnd, acked);
+}
+
+static inline bool big_conserve_cwnd(struct sock *sk, u32 cwnd, u32 acked,
+				     u32 *new_cwnd)
+{
+	big_seen(sk, BIG_SEEN_CONSERVE);
+	return bbr_conserve_cwnd(sk, cwnd, acked, new_cwnd);
+}
+
+static inline u32 big_restore_cwnd(struct sock *sk, u32 cwnd)
+{
+	big_seen(sk, BIG_SEEN_RESTORE);
+	return bbr_restore_cwnd(sk, cwnd);
 }
 
 static const struct bbr_hooks bbr_hooks = {
@@ -134,7 +146,9 @@ static const struct bbr_hooks bbr_hooks = {
 	.set_state = big_set_state,
 	.ssthresh = big_ssthresh,
 	.undo_cwnd = big_undo_cwnd,
-	.recover_or_restore = big_recover_or_restore,
+	.recovery_cwnd = big_recovery_cwnd,
+	.conserve_cwnd = big_conserve_cwnd,
+	.restore_cwnd = big_restore_cwnd,
 };
 
 CCA_DESCRIPTION(bbr_big,

@@ -51,8 +51,9 @@ fn extended_state_with_default_hooks_is_plain_bbr_ack_for_ack() {
     assert_eq!(acks, big.trace.len() as u64, "update_model runs once per ACK");
     let word = |w: usize, hi: bool| (st[w] >> if hi { 32 } else { 0 }) as u32;
     let seen = word(EXT_WORD + 2, false);
-    // BDP, cap, ProbeRTT cwnd, target, phase length, recover-or-restore
-    // (not: ssthresh, undo, recovery gain, which need a loss).
+    // BDP, cap, ProbeRTT cwnd, target, phase length, conserve (not:
+    // ssthresh, undo, recovery gain, recovery and restore cwnd, which
+    // need a loss).
     assert_eq!(seen, 1 | 2 | 4 | 32 | 64 | 256, "hooks seen {seen:#x}");
     // big_magic, the last u32 of the state, set by the init hook.
     let magic_pos = (8 + 4 + 4 + 4 + 19 * 4) / 4; // u32s after the core's 104 bytes
@@ -74,10 +75,12 @@ fn set_state_ssthresh_and_undo_hooks_see_recovery() {
     big.run_until(2_100_000); // ACKs in Recovery: the recovery pacing gain
     ops.set_state(&mut big.sk, CaState::Open);
     big.sk.inet_conn.icsk_ca_state = CaState::Open as u8;
+    big.run_until(2_150_000); // the first ACK in Open restores cwnd
     let cwnd = big.sk.snd_cwnd;
     assert_eq!(ops.undo_cwnd(&mut big.sk), cwnd, "BBR's undo keeps cwnd");
     let st = &big.sk.cca.state;
     assert_eq!(st[EXT_WORD + 1] as u32, 2, "two set_state calls");
     assert_eq!((st[EXT_WORD + 1] >> 32) as u32, 1, "one entry into Recovery");
-    assert_eq!(st[EXT_WORD + 2] as u32 & (8 | 16 | 128), 8 | 16 | 128, "ssthresh, undo, recovery gain");
+    let want = 8 | 16 | 128 | 512 | 1024;
+    assert_eq!(st[EXT_WORD + 2] as u32 & want, want, "ssthresh, undo, recovery gain, recovery and restore cwnd");
 }

@@ -228,6 +228,37 @@ impl FakeNet {
         });
     }
 
+    /// A rate sample for an ACK played by hand ([`FakeNet::hand_ack`]):
+    /// one packet delivered, sent when tp->delivered was
+    /// `prior_delivered`, `losses` newly lost, RTT `rtt_us`, a 20 ms
+    /// interval.
+    pub fn hand_sample(prior_delivered: u32, losses: u32, rtt_us: u64) -> RateSample {
+        RateSample {
+            delivered: 1,
+            interval_us: 20_000,
+            acked_sacked: 1,
+            losses: losses as _,
+            prior_delivered,
+            rtt_us: rtt_us as _,
+            ..Default::default()
+        }
+    }
+
+    /// One ACK played by hand, as the stack would hand it over: delivers
+    /// one packet (tp->delivered, packets_out, the clock 100 us on) and
+    /// calls cong_control with `rs` (its prior_in_flight filled in). Lost
+    /// packets are the caller's to take off packets_out and add to
+    /// tp->lost.
+    pub fn hand_ack(&mut self, rs: RateSample) {
+        let sk = &mut self.sk;
+        sk.delivered += 1;
+        sk.packets_out = sk.packets_out.saturating_sub(1);
+        sk.tcp_mstamp += 100;
+        sk.delivered_mstamp = sk.tcp_mstamp;
+        let rs = RateSample { prior_in_flight: sk.packets_out + 1, ..rs };
+        self.ops.cong_control(sk, sk.snd_una, 0, &rs);
+    }
+
     /// Run until `end_us`: ACKs first at equal times, then sends.
     pub fn run_until(&mut self, end_us: u64) {
         loop {
