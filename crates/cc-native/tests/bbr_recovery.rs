@@ -12,8 +12,8 @@
 
 mod common;
 
-use cc_native::{lookup, CaState, TcpSock};
-use common::{set_params, FakeNet};
+use cc_native::{CaState, TcpSock};
+use common::{param_values, set_params, FakeNet};
 
 const MSS: u32 = 1000;
 /// 10 000 packets/s (80 Mbit/s) and 20 ms propagation: BDP = 201 packets.
@@ -198,16 +198,6 @@ const MIN_RTT_US: u64 = RTPROP_US + PKT_TIME_US;
 /// short of a second one (usf grows by delta every 3 srtt after it).
 const WAIT_SRTTS: u64 = 4;
 
-/// BBR-CWS's parameter table with `params` set (the rest default).
-fn cws_params(params: &[(&str, u64)]) -> Vec<u64> {
-    let ops = lookup("bbr_cws").unwrap();
-    let mut values: Vec<u64> = ops.params().iter().map(|p| p.default).collect();
-    for (name, v) in params {
-        values[ops.param_index(name).unwrap_or_else(|| panic!("bbr_cws has no {name}"))] = *v;
-    }
-    values
-}
-
 /// usf (ppm, the traced variable) after `WAIT_SRTTS` srtts of ACKs of RTT
 /// `rtt_us` (one per 100 us) in the CA state the net is in, keeping a
 /// flight.
@@ -224,7 +214,7 @@ fn usf_after_wait(net: &mut FakeNet, rtt_us: u64) -> u64 {
 /// BBR-CWS in ProbeBW with `params` enters Recovery (the cut) and sees
 /// RTT `rtt_us` for the wait: usf after it, ppm.
 fn usf_after_recovery(params: &[(&str, u64)], rtt_us: u64) -> u64 {
-    let values = cws_params(params);
+    let values = param_values("bbr_cws", params);
     let mut net = entered_with_flight("bbr_cws", 150);
     set_params(&mut net.sk, &values);
     usf_after_wait(&mut net, rtt_us)
@@ -254,7 +244,7 @@ fn bbr_cws_lower_rtprop_after_a_cut_resets_usf_only_with_reset_on_lower_rtprop()
     // that finds one: the default keeps 0.9 (no decrease, Algorithm 1);
     // reset_on_lower_rtprop sets usf back to 1 (the paper's text).
     let usf = |reset: u64| {
-        let values = cws_params(&[("reset_on_lower_rtprop", reset)]);
+        let values = param_values("bbr_cws", &[("reset_on_lower_rtprop", reset)]);
         let mut net = entered_with_flight("bbr_cws", 150);
         set_params(&mut net.sk, &values);
         assert_eq!(usf_after_wait(&mut net, MIN_RTT_US + 5_000), 900_000);
@@ -277,7 +267,7 @@ fn bbr_cws_rto_starts_a_wait_only_with_cut_on_rto() {
     // higher samples: without cut_on_rto usf stays 1 (no cut, Recovery
     // only, as the listing); with it the wait runs and usf *= beta.
     let usf = |cut_on_rto: u64| {
-        let values = cws_params(&[("cut_on_rto", cut_on_rto)]);
+        let values = param_values("bbr_cws", &[("cut_on_rto", cut_on_rto)]);
         let mut net = in_probe_bw("bbr_cws");
         set_params(&mut net.sk, &values);
         net.ops.ssthresh(&mut net.sk);

@@ -11,8 +11,7 @@
 
 mod common;
 
-use cc_native::lookup;
-use common::{set_params, FakeNet};
+use common::{param_values, set_params, FakeNet};
 
 const MSS: u32 = 1000;
 /// 10 000 packets/s and 20 ms propagation: BDP = 201 packets.
@@ -37,9 +36,7 @@ fn ack(net: &mut FakeNet, prior_delivered: u32, losses: u32) {
 /// `ADD_ACKS` ACKs of one round, with `s_min_per_ack`; and the cwnd at the
 /// loss.
 fn window_after_regrowth(s_min_per_ack: u64) -> (u64, u64, u32) {
-    let ops = lookup("modest_bbr").unwrap();
-    let mut values: Vec<u64> = ops.params().iter().map(|p| p.default).collect();
-    values[ops.param_index("s_min_per_ack").unwrap()] = s_min_per_ack;
+    let values = param_values("modest_bbr", &[("s_min_per_ack", s_min_per_ack)]);
     let mut net = FakeNet::new("modest_bbr", MSS, PKT_TIME_US, RTPROP_US);
     set_params(&mut net.sk, &values);
     net.run_until(3_000_000);
