@@ -71,6 +71,18 @@
  *       text describes for them (usf lower in smaller buffers, Fig. 8b;
  *       a deep-buffer flow finding its RTprop by repeated cuts, Fig. 12)
  *       follows from either. cws-fig13 runs both (docs/algorithms.md).
+ *   any_rtprop_update = 0   1: "RTprop is updated" whenever Linux 4.14's
+ *       bbr_update_min_rtt() would write min_rtt (a sample at or below it,
+ *       or the sample the core writes once the 10-s window expired: 6.x
+ *       skips a delayed ACK's there, 4.14 did not), and the flag is
+ *       cleared only at the end of a wait (Algorithm 1, lines 30-31), as
+ *       the listing's footnote read against the kernel the paper ran;
+ *       0: a strictly lower min_rtt since the cut (see the deviations).
+ *   cut_on_rto = 0      1: an RTO (entering Loss) also starts a cut's
+ *       wait, so usf *= beta unless a lower RTprop follows, as entering
+ *       Recovery does; cwnd is the RTO's (in flight + 1, already below
+ *       inflight / 3) and Loss is not conserved. 0: Recovery only, as the
+ *       listing (see the deviations).
  *
  * ---------------------------------------------------------------- state
  * 40 bytes after struct bbr's 100: more than icsk_ca_priv's 104, so the
@@ -82,13 +94,20 @@
  *    (tp->srtt_us); the paper does not say which RTT it means. Times are
  *    in us (tcp_mstamp), not jiffies.
  *  - "RTprop is updated" (is_rtt_min_updated) counts a strictly lower
- *    min_rtt_us only, not an equal sample nor the 10-s expiry (Linux 4.14
- *    updates on <= too): equal samples are common where RTT samples are
- *    exact and would cancel nearly every decrease, and the paper's
- *    variable list says "whether the lower RTprop is measured". The flag
- *    is cleared at each cut, so the wait asks about RTprop drops after
- *    the cut (the listing clears it only at the end of a wait, which
- *    lets a drop found in Startup or a ProbeRTT cancel a later decrease).
+ *    min_rtt_us only, not an equal sample nor the 10-s expiry (Linux
+ *    4.14's bbr_update_min_rtt() writes min_rtt on <= and on expiry, and
+ *    the listing's footnote sets the flag "when RTprop is updated in
+ *    bbr_update_model"). The paper's words are "lower" each time it says
+ *    what the flag means: "whether the lower RTprop is measured within a
+ *    certain time after BBR reduces the congestion window" (variable
+ *    list), "waits for the lower RTprop measured during up to 3 RTT"
+ *    (Sec. 4.2), "cannot update the lower RTprop" in a shallow buffer
+ *    (Sec. 4.2), where equal samples are exactly what it sees and the
+ *    decrease must happen. The flag is cleared at each cut, so the wait
+ *    asks about RTprop drops after the cut (the listing clears it only
+ *    at the end of a wait, which lets a drop found in Startup or a
+ *    ProbeRTT cancel a later decrease). any_rtprop_update = 1 is the
+ *    4.14 reading.
  *  - usf is updated at the start of the next ACK's processing rather
  *    than right after bbr_set_cwnd (one ACK later; the hooks run before
  *    the cwnd update).
@@ -102,7 +121,13 @@
  *    values. The restart happens with a cut pending too, as in BBR; BBR's
  *    own one-round conservation does not (the listing has none there).
  *  - The cut is taken on entering Recovery (fast recovery) only, as the
- *    listing; an RTO (Loss state) ends conservation but does not cut.
+ *    listing (line 2: "current_ca_state == TCP_CA_Recovery") and the
+ *    text ("When the tcp_ca_state is converted to TCP_CA_Recovery",
+ *    Sec. 4.1; loss_detected_time is when the state "is set to
+ *    TCP_CA_Recovery"); an RTO (Loss state) ends conservation (line 10:
+ *    "< TCP_CA_Recovery") but does not cut, though Sec. 4.1 names both
+ *    states as how a loss is seen. cut_on_rto = 1 lets an RTO start the
+ *    wait too.
  *  - The paper also "configured the amount of reduction in ProbeRTT
  *    phase" without saying how; ProbeRTT is BBR's (4 packets, 200 ms).
  *  - The paper's BBR-CWS is a patch of Linux 4.14's tcp_bbr.c; ours
@@ -121,7 +146,7 @@
 	u32 cws_usf_ppm;	/* upper_scaling_factor, ppm of 1 */	\
 	u32 cws_upper_cwnd;	/* packets, inflight at the cut */	\
 	u32 cws_seen_min_rtt_us; /* us, min_rtt_us at the last ACK */	\
-	u32 cws_rtt_min_dropped:1, /* a lower RTprop since the cut */	\
+	u32 cws_rtt_min_dropped:1, /* RTprop updated (any_rtprop_update) */ \
 	    cws_conserving:1;	/* between a cut and Recovery's end */
 #include "bbr_core.h"
 
@@ -138,6 +163,10 @@ enum bbr_cws_param {
 	CWS_PARAM_CUT_DIVISOR,
 	/* 1: usf = 1 when a lower RTprop follows a cut (paper's text). */
 	CWS_PARAM_RESET_ON_LOWER_RTPROP,
+	/* 1: "RTprop updated" as Linux 4.14 writes min_rtt (<=, expiry). */
+	CWS_PARAM_ANY_RTPROP_UPDATE,
+	/* 1: an RTO (entering Loss) starts a cut's wait too. */
+	CWS_PARAM_CUT_ON_RTO,
 };
 
 #define CWS_BETA_PPM_DEFAULT 900000
@@ -146,6 +175,14 @@ enum bbr_cws_param {
 #define CWS_WAIT_RTTS_DEFAULT 3
 #define CWS_CUT_DIVISOR_DEFAULT 3
 #define CWS_RESET_ON_LOWER_RTPROP_DEFAULT 0
+#define CWS_ANY_RTPROP_UPDATE_DEFAULT 0
+#define CWS_CUT_ON_RTO_DEFAULT 0
+
+static inline bool cws_any_rtprop_update(struct sock *sk)
+{
+	return CCA_PARAM(sk, CWS_PARAM_ANY_RTPROP_UPDATE,
+			 CWS_ANY_RTPROP_UPDATE_DEFAULT);
+}
 
 /* A parameter in ppm, at most 1 (usf never exceeds 1). */
 static inline u32 cws_ppm(struct sock *sk, u32 index, u32 dflt)
@@ -173,7 +210,12 @@ static inline void cws_update_scale(struct sock *sk,
 	u64 now = cca_now_us(sk);
 	u32 usf = bbr->cws_usf_ppm;
 
-	if (bbr->min_rtt_us < bbr->cws_seen_min_rtt_us)
+	/* After the core's update: a sample at or below min_rtt_us is one
+	 * 4.14 would have written (a lower or equal one, or an expired
+	 * window's, which the core wrote). */
+	if (bbr->min_rtt_us < bbr->cws_seen_min_rtt_us ||
+	    (cws_any_rtprop_update(sk) && rs->rtt_us >= 0 &&
+	     rs->rtt_us <= (long)bbr->min_rtt_us))
 		bbr->cws_rtt_min_dropped = 1;
 	bbr->cws_seen_min_rtt_us = bbr->min_rtt_us;
 
@@ -207,6 +249,17 @@ static inline void cws_update_scale(struct sock *sk,
  * hooks; the core keeps Linux's losses off cwnd, round restart on
  * entering Recovery and CA-state tracking. */
 
+/* A cut's wait starts (Algorithm 1, line 5): usf is judged wait_rtts
+ * later. */
+static inline void cws_start_wait(struct sock *sk)
+{
+	struct bbr *bbr = bbr_ca(sk);
+
+	bbr->cws_cut_us = max_t(u64, cca_now_us(sk), 1);
+	if (!cws_any_rtprop_update(sk))
+		bbr->cws_rtt_min_dropped = 0;
+}
+
 /* Entering Recovery: the cut, once per evaluation window (with a cut
  * pending, cwnd is kept and nothing is conserved). */
 static inline u32 cws_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
@@ -219,9 +272,8 @@ static inline u32 cws_recovery_cwnd(struct sock *sk, u32 cwnd, u32 acked)
 
 	if (bbr->cws_cut_us)
 		return cwnd;
-	bbr->cws_cut_us = max_t(u64, cca_now_us(sk), 1);
+	cws_start_wait(sk);
 	bbr->cws_upper_cwnd = tcp_packets_in_flight(tcp_sk(sk));
-	bbr->cws_rtt_min_dropped = 0;
 	bbr->cws_conserving = 1;
 	cwnd = (u32)div_u64(bbr->cws_upper_cwnd,
 			    (u32)clamp_t(u64, divisor, 1, 1000));
@@ -248,6 +300,16 @@ static inline u32 cws_restore_cwnd(struct sock *sk, u32 cwnd)
 {
 	bbr_ca(sk)->cws_conserving = 0;
 	return cwnd;
+}
+
+/* An RTO (entering Loss), with cut_on_rto: the wait starts, once per
+ * evaluation window; the stack has already set cwnd to in flight + 1. */
+static inline void cws_set_state(struct sock *sk, u8 old_state, u8 new_state)
+{
+	if (new_state == TCP_CA_Loss && old_state != TCP_CA_Loss &&
+	    !bbr_ca(sk)->cws_cut_us &&
+	    CCA_PARAM(sk, CWS_PARAM_CUT_ON_RTO, CWS_CUT_ON_RTO_DEFAULT))
+		cws_start_wait(sk);
 }
 
 /* Algorithm 1, line 19: upper_cwnd = target_cwnd * usf. */
@@ -279,6 +341,7 @@ static const struct bbr_hooks bbr_hooks = {
 	.conserve_cwnd = cws_conserve_cwnd,
 	.restore_cwnd = cws_restore_cwnd,
 	.cwnd_cap = cws_cwnd_cap,
+	.set_state = cws_set_state,
 };
 
 CCA_DESCRIPTION(bbr_cws,
@@ -291,6 +354,10 @@ CCA_PARAMS(bbr_cws, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(CWS_PARAM_CUT_DIVISOR, "cut_divisor",
 		      CWS_CUT_DIVISOR_DEFAULT)
 	CCA_PARAM_DEF(CWS_PARAM_RESET_ON_LOWER_RTPROP, "reset_on_lower_rtprop",
-		      CWS_RESET_ON_LOWER_RTPROP_DEFAULT));
+		      CWS_RESET_ON_LOWER_RTPROP_DEFAULT)
+	CCA_PARAM_DEF(CWS_PARAM_ANY_RTPROP_UPDATE, "any_rtprop_update",
+		      CWS_ANY_RTPROP_UPDATE_DEFAULT)
+	CCA_PARAM_DEF(CWS_PARAM_CUT_ON_RTO, "cut_on_rto",
+		      CWS_CUT_ON_RTO_DEFAULT));
 
 BBR_CORE_REGISTER(bbr_cws);

@@ -19,7 +19,8 @@
  *   binary search, per round:      loss: hi = (hi + lo) / 2, w = hi
  *                                  none: lo = (hi + lo) / 2, w = lo
  *                  once hi - lo <= s_min: additive increase
- *   additive increase:             w += s_min per round trip while
+ *   additive increase:             w += s_min per round trip (or, with
+ *                                  s_min_per_ack, per ACK) while
  *                                  w <= last; then idle (BBR's cwnd)
  *   additive increase --loss-->    binary search from the current cwnd
  *
@@ -42,6 +43,11 @@
  *       packets in its paper, in practice one packet per round trip),
  *       and larger steps would make the search stop further from the
  *       lossless window.
+ *   s_min_per_ack = 0   1: the additive increase adds s_min on every ACK
+ *       (Algorithm 2, lines 21-22 as printed: "for each ACK do cwnd = cwnd
+ *       + Smin"), which regains last_cwnd within a fraction of a round
+ *       trip; 0: s_min per round trip (the paper's text, see the
+ *       deviations). The ablation of that reading.
  *
  * ---------------------------------------------------------------- state
  * 21 bytes after struct bbr's 100: extended (BBR_STATE_EXTENDED).
@@ -56,9 +62,14 @@
  *    "retransmission" round. Per ACK, the search would collapse within a
  *    few ACKs of one loss event; the paper does not say.
  *  - The additive increase is s_min per round trip (s_min / w per ACK),
- *    not s_min per ACK as line 22 reads literally: per ACK would double
- *    the window every round trip, i.e. slow start, not the linear phase
- *    of BIC the paper names.
+ *    not s_min per ACK as lines 21-22 read literally: the paper's text
+ *    calls the phase linear twice ("binary search phase and linear phase
+ *    similar to binary increase congestion (BIC) algorithm", Sec. 5.2;
+ *    add_p is "Indicating in linear increase phase", Table 1), and BIC's
+ *    linear phase adds its step per round trip; per ACK would double the
+ *    window every round trip, i.e. slow start, and end the phase within
+ *    a fraction of a round trip. s_min_per_ack = 1 runs the listing as
+ *    printed.
  *  - The window is a cap on BBR's cwnd (BBR's rules still move cwnd
  *    below it, pacing is BBR's); the paper does not say how Algorithm 2
  *    and BBR's cwnd combine. W_min of Table 1 is not used by Algorithm 2.
@@ -89,10 +100,13 @@ enum modest_bbr_param {
 	MODEST_PARAM_W_MAX_PPM = BBR_PARAM_COUNT,
 	/* Search resolution and additive step, packets (S_min). */
 	MODEST_PARAM_S_MIN,
+	/* 1: the additive step on every ACK (the listing as printed). */
+	MODEST_PARAM_S_MIN_PER_ACK,
 };
 
 #define MODEST_W_MAX_PPM_DEFAULT 800000
 #define MODEST_S_MIN_DEFAULT 1
+#define MODEST_S_MIN_PER_ACK_DEFAULT 0
 
 static inline u32 modest_s_min(struct sock *sk)
 {
@@ -151,10 +165,13 @@ static inline void modest_update(struct sock *sk,
 		else if (lost)
 			modest_start_search(sk);
 	}
-	/* Lines 20-23: s_min per round trip while at or below last_cwnd. */
+	/* Lines 20-23: s_min per round trip (or per ACK) while at or
+	 * below last_cwnd. */
 	if (bbr->modest_phase == MODEST_ADD && rs->acked_sacked > 0) {
 		bbr->modest_acked += rs->acked_sacked;
-		if (bbr->modest_acked >= bbr->modest_win) {
+		if (bbr->modest_acked >= bbr->modest_win ||
+		    CCA_PARAM(sk, MODEST_PARAM_S_MIN_PER_ACK,
+			      MODEST_S_MIN_PER_ACK_DEFAULT)) {
 			bbr->modest_acked = 0;
 			bbr->modest_win += modest_s_min(sk);
 		}
@@ -198,6 +215,8 @@ CCA_DESCRIPTION(modest_bbr,
 CCA_PARAMS(modest_bbr, BBR_CORE_PARAM_DEFS
 	CCA_PARAM_DEF(MODEST_PARAM_W_MAX_PPM, "w_max_ppm",
 		      MODEST_W_MAX_PPM_DEFAULT)
-	CCA_PARAM_DEF(MODEST_PARAM_S_MIN, "s_min", MODEST_S_MIN_DEFAULT));
+	CCA_PARAM_DEF(MODEST_PARAM_S_MIN, "s_min", MODEST_S_MIN_DEFAULT)
+	CCA_PARAM_DEF(MODEST_PARAM_S_MIN_PER_ACK, "s_min_per_ack",
+		      MODEST_S_MIN_PER_ACK_DEFAULT));
 
 BBR_CORE_REGISTER(modest_bbr);

@@ -50,6 +50,18 @@ def test_quick_run_writes_a_complete_report_without_verdicts(quick_out, name):
     assert_quick_report(quick_out / name)
 
 
+def test_fig13_runs_the_texts_usf_reset_next_to_the_algorithm(quick_out):
+    # docs/algorithms.md: cws-fig13 runs both readings of what a lower
+    # RTprop after a cut does to usf; the judged rows stay the algorithm's.
+    from ccarena.experiments.cws import fig13
+
+    params = {s.key.split("/")[0]: s.scenario["flow"][0].get("params", {}) for s in fig13.runs(True)}
+    assert params["bbr-cws"] == {} and params["bbr-cws-reset"] == {"reset_on_lower_rtprop": 1}
+    report = (quick_out / "cws-fig13" / "report.md").read_text()
+    assert "BBR-CWS, usf reset: F per 0.1 s" in report
+    assert "BBR-CWS with the text's usf reset (reset_on_lower_rtprop = 1)" in report
+
+
 # --- The measures, on hand-made traces ------------------------------------
 
 

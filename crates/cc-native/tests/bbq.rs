@@ -12,7 +12,7 @@
 mod common;
 
 use cc_native::lookup;
-use common::{set_params, FakeNet, Sample};
+use common::{param_values, set_params, FakeNet, Sample};
 
 const PROBE_BW: u32 = 2;
 const UP: u32 = 320; // 5/4 << 8
@@ -96,11 +96,7 @@ fn run(cc: &str, params: &[(&str, u64)], queue_rtprop_us: Option<u64>) -> Run {
 }
 
 fn run_on(cc: &str, params: &[(&str, u64)], rtprop_us: u64, queue_rtprop_us: Option<u64>) -> Run {
-    let ops = lookup(cc).unwrap();
-    let mut values: Vec<u64> = ops.params().iter().map(|p| p.default).collect();
-    for (name, v) in params {
-        values[ops.param_index(name).unwrap_or_else(|| panic!("{cc} has no {name}"))] = *v;
-    }
+    let values = param_values(cc, params);
     let mut net = FakeNet::new(cc, MSS, PKT_TIME_US, rtprop_us);
     // Init read only BBR's Startup gain, which no test changes.
     set_params(&mut net.sk, &values);

@@ -9,7 +9,7 @@
 mod common;
 
 use cc_native::lookup;
-use common::{set_params, FakeNet, Sample};
+use common::{param_values, set_params, FakeNet, Sample};
 
 const STARTUP: u32 = 0;
 const DRAIN: u32 = 1;
@@ -31,11 +31,7 @@ const PKT_TIME_US: u64 = 100;
 const END_US: u64 = 16_000_000;
 
 fn run(rtprop_us: u64, params: &[(&str, u64)]) -> (FakeNet, Vec<u64>) {
-    let ops = lookup("bbr3").unwrap();
-    let mut values: Vec<u64> = ops.params().iter().map(|p| p.default).collect();
-    for (name, v) in params {
-        values[ops.param_index(name).unwrap_or_else(|| panic!("bbr3 has no {name}"))] = *v;
-    }
+    let values = param_values("bbr3", params);
     let mut net = FakeNet::new("bbr3", MSS, PKT_TIME_US, rtprop_us);
     set_params(&mut net.sk, &values);
     net.run_until(END_US);

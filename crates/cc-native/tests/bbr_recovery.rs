@@ -13,7 +13,7 @@
 mod common;
 
 use cc_native::{CaState, TcpSock};
-use common::FakeNet;
+use common::{param_values, set_params, FakeNet};
 
 const MSS: u32 = 1000;
 /// 10 000 packets/s (80 Mbit/s) and 20 ms propagation: BDP = 201 packets.
@@ -57,13 +57,23 @@ fn in_probe_bw(cc: &str) -> FakeNet {
 /// One ACK delivering one packet that left when tp->delivered was
 /// `prior_delivered`, with `losses` newly lost.
 fn ack(net: &mut FakeNet, prior_delivered: u32, losses: u32) {
+    ack_rtt(net, prior_delivered, losses, RTPROP_US + 5_000);
+}
+
+/// [`ack`] with an RTT sample of `rtt_us`.
+fn ack_rtt(net: &mut FakeNet, prior_delivered: u32, losses: u32, rtt_us: u64) {
     net.sk.packets_out = net.sk.packets_out.saturating_sub(losses);
-    net.hand_ack(FakeNet::hand_sample(prior_delivered, losses, RTPROP_US + 5_000));
+    net.hand_ack(FakeNet::hand_sample(prior_delivered, losses, rtt_us));
 }
 
 /// The stack entering `state`: ssthresh, then set_state before the state.
 fn enter(net: &mut FakeNet, state: CaState) {
     net.ops.ssthresh(&mut net.sk);
+    enter_state_only(net, state);
+}
+
+/// set_state, then the state (ssthresh already called).
+fn enter_state_only(net: &mut FakeNet, state: CaState) {
     net.ops.set_state(&mut net.sk, state);
     net.sk.inet_conn.icsk_ca_state = state as u8;
 }
@@ -176,4 +186,97 @@ fn bbr_conserves_one_round_then_restores() {
     assert_eq!(net.sk.snd_cwnd, inflight + 1);
     let cwnd = cwnd_after_leaving(&mut net);
     assert!(cwnd >= saved.min(400), "restored: {cwnd} (saved {saved})");
+}
+
+// --- BBR-CWS's usf after a cut: the readings of the paper kept as
+// parameters (cc/bbr_cws.c's header) ------------------------------------
+
+/// The fake network's RTprop as BBR measured it: a packet into an empty
+/// queue (propagation plus one service time).
+const MIN_RTT_US: u64 = RTPROP_US + PKT_TIME_US;
+/// srtts of ACKs played after a cut: past the 3-srtt wait (wait_rtts),
+/// short of a second one (usf grows by delta every 3 srtt after it).
+const WAIT_SRTTS: u64 = 4;
+
+/// usf (ppm, the traced variable) after `WAIT_SRTTS` srtts of ACKs of RTT
+/// `rtt_us` (one per 100 us) in the CA state the net is in, keeping a
+/// flight.
+fn usf_after_wait(net: &mut FakeNet, rtt_us: u64) -> u64 {
+    let sent_at = net.sk.delivered;
+    let srtt_us = (net.sk.srtt_us >> 3) as u64;
+    for _ in 0..WAIT_SRTTS * srtt_us / 100 {
+        net.sk.packets_out += 1;
+        ack_rtt(net, sent_at, 0, rtt_us);
+    }
+    net.sk.cca.trace_var_ppm
+}
+
+/// BBR-CWS in ProbeBW with `params` enters Recovery (the cut) and sees
+/// RTT `rtt_us` for the wait: usf after it, ppm.
+fn usf_after_recovery(params: &[(&str, u64)], rtt_us: u64) -> u64 {
+    let values = param_values("bbr_cws", params);
+    let mut net = entered_with_flight("bbr_cws", 150);
+    set_params(&mut net.sk, &values);
+    usf_after_wait(&mut net, rtt_us)
+}
+
+#[test]
+fn bbr_cws_scales_down_when_no_lower_rtprop_follows_a_cut() {
+    // The control for the two below: higher samples, either reading.
+    for any in [0, 1] {
+        assert_eq!(usf_after_recovery(&[("any_rtprop_update", any)], MIN_RTT_US + 5_000), 900_000, "{any}");
+    }
+}
+
+#[test]
+fn bbr_cws_equal_rtprop_samples_cancel_the_decrease_only_as_linux_4_14_counts_them() {
+    // Samples equal to min_rtt after the cut: no lower RTprop, so usf *=
+    // beta (the paper's "lower RTprop"); Linux 4.14 writes min_rtt on <=,
+    // so with any_rtprop_update they count as an update and usf stays 1.
+    assert!(in_probe_bw("bbr_cws").trace.iter().all(|s| s.rtt_us >= MIN_RTT_US), "MIN_RTT_US is the min");
+    assert_eq!(usf_after_recovery(&[], MIN_RTT_US), 900_000);
+    assert_eq!(usf_after_recovery(&[("any_rtprop_update", 1)], MIN_RTT_US), 1_000_000);
+}
+
+#[test]
+fn bbr_cws_lower_rtprop_after_a_cut_resets_usf_only_with_reset_on_lower_rtprop() {
+    // A first cut without a lower RTprop (usf 0.9), then a second one
+    // that finds one: the default keeps 0.9 (no decrease, Algorithm 1);
+    // reset_on_lower_rtprop sets usf back to 1 (the paper's text).
+    let usf = |reset: u64| {
+        let values = param_values("bbr_cws", &[("reset_on_lower_rtprop", reset)]);
+        let mut net = entered_with_flight("bbr_cws", 150);
+        set_params(&mut net.sk, &values);
+        assert_eq!(usf_after_wait(&mut net, MIN_RTT_US + 5_000), 900_000);
+        net.ops.set_state(&mut net.sk, CaState::Open);
+        net.sk.inet_conn.icsk_ca_state = CaState::Open as u8;
+        let d = net.sk.delivered;
+        ack(&mut net, d, 0);
+        enter(&mut net, CaState::Recovery);
+        ack(&mut net, d, 0); // the cut; the lower samples come after it
+        usf_after_wait(&mut net, MIN_RTT_US - 1_000)
+    };
+    // 0.9 kept (not 0.81), then one delta (0.01) once the wait is over.
+    assert_eq!(usf(0), 910_000);
+    assert_eq!(usf(1), 1_000_000);
+}
+
+#[test]
+fn bbr_cws_rto_starts_a_wait_only_with_cut_on_rto() {
+    // An RTO (the stack: ssthresh, cwnd = in flight + 1, Loss) followed by
+    // higher samples: without cut_on_rto usf stays 1 (no cut, Recovery
+    // only, as the listing); with it the wait runs and usf *= beta.
+    let usf = |cut_on_rto: u64| {
+        let values = param_values("bbr_cws", &[("cut_on_rto", cut_on_rto)]);
+        let mut net = in_probe_bw("bbr_cws");
+        set_params(&mut net.sk, &values);
+        net.ops.ssthresh(&mut net.sk);
+        net.sk.packets_out = 1;
+        net.sk.snd_cwnd = 1;
+        enter_state_only(&mut net, CaState::Loss);
+        let cwnd = net.sk.snd_cwnd;
+        (cwnd, usf_after_wait(&mut net, MIN_RTT_US + 5_000))
+    };
+    assert_eq!(usf(0), (1, 1_000_000));
+    assert_eq!(usf(1), (1, 900_000), "the RTO's cwnd is kept, the wait runs");
 }

@@ -20,6 +20,17 @@ pub fn set_params(sk: &mut TcpSock, params: &[u64]) {
     sk.cca.n_params = params.len() as u32;
 }
 
+/// `cc`'s parameter table (index order) with `params` set by name, the
+/// rest at their defaults: what [`set_params`] takes.
+pub fn param_values(cc: &str, params: &[(&str, u64)]) -> Vec<u64> {
+    let ops = cc_native::lookup(cc).expect("registered cc");
+    let mut values: Vec<u64> = ops.params().iter().map(|p| p.default).collect();
+    for (name, v) in params {
+        values[ops.param_index(name).unwrap_or_else(|| panic!("{cc} has no {name}"))] = *v;
+    }
+    values
+}
+
 /// A socket as the sender would hand it to a CC right after the handshake.
 pub fn new_sock(mss: u32) -> TcpSock {
     let mut sk = TcpSock {

@@ -1,6 +1,8 @@
 """cws-fig13: Jain's index of one BBR-variant flow against one CUBIC flow
 as the buffer goes from 0.2 to 6 BDP, at 10 ms (Fig. 13a) and 40 ms
-(Fig. 13b): BBR, Modest BBR and BBR-CWS.
+(Fig. 13b): BBR, Modest BBR and BBR-CWS; and, not judged, BBR-CWS with
+the text's usf reset after a lower RTprop (Sec. 4.2, which Algorithm 1
+lacks) and BBR with Linux 4.14's cwnd/pacing.
 
 Paper, Sec. 5.4 (L276-278): BBR at 10 ms: "When the buffer size is
 smaller than 1 BDP, the fairness index between the two flows has a value
@@ -36,9 +38,9 @@ from ..common import half_range, key, live_of, markdown_table, mean, runs_of, va
 from ..figures import Series, sweep
 from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec, within_spread
 
-VARIANTS = (paper.BBR, paper.MODEST, paper.BBR_CWS, paper.BBR_414)
+VARIANTS = (paper.BBR, paper.MODEST, paper.BBR_CWS, paper.BBR_414, paper.BBR_CWS_RESET)
 CCS = tuple(v.name for v in VARIANTS)
-BBR, MODEST, CWS, BBR414 = CCS
+BBR, MODEST, CWS, BBR414, CWS_RESET = CCS
 #: The paper names the range 0.2-6 BDP (conclusion) but not its grid.
 BUFFERS = (0.2, 0.5, 0.8, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0)
 QUICK_BUFFERS = (0.5, 5.0)
@@ -265,6 +267,14 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "BBR with Linux 4.14's cwnd/pacing, below 1 BDP (10 / 40 ms)",
         "; ".join(f"{r} ms: " + fmt(BBR414, [(r, b) for b in shallow]) for r in RTTS),
         note=f"the ablation next to our Linux 6.x BBR ({ours_bbr})." if shallow else ""))
+    rows.append(compare.ours_only(
+        "BBR-CWS with the text's usf reset (reset_on_lower_rtprop = 1): points at 0.9 or higher, min F",
+        "; ".join(f"{r} ms: {sum(1 for b in points if m[CWS_RESET][(r, b)] >= FAIR)} of {len(points)}, "
+                  f"min {min(m[CWS_RESET][(r, b)] for b in points):.2f}" for r in RTTS),
+        note="the paper's text resets usf to 1 when a lower RTprop follows a cut (Sec. 4.2), its Algorithm 1 "
+             "does not; the judged BBR-CWS rows run the algorithm. Listing: " + "; ".join(
+                 f"{r} ms: {sum(1 for b in points if m[CWS][(r, b)] >= FAIR)} of {len(points)}, "
+                 f"min {min(m[CWS][(r, b)] for b in points):.2f}" for r in RTTS) + "."))
     rows += _live_rows(outcomes, quick)
     rep.comparisons += rows
 
@@ -285,7 +295,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         for rtt, tag in zip(RTTS, "ab"):
             series = [Series(LABEL[cc], [m[cc][(rtt, b)] for b in points], [min(F[cc][(rtt, b)]) for b in points],
                              [max(F[cc][(rtt, b)]) for b in points],
-                             style={"linestyle": ":"} if cc == BBR414 else {}) for cc in CCS]
+                             style={"linestyle": ":"} if cc in (BBR414, CWS_RESET) else {}) for cc in CCS]
             sweep(fig_dir / f"fig13{tag}.png", f"Jain's index against CUBIC, {rtt} ms, {paper.RATE_MBPS} Mbit/s "
                   "(per 0.1 s, averaged)", points, series, xlabel="bottleneck buffer (BDP)",
                   ylabel="Jain's fairness index", logx=True, hline=(FAIR, "0.9 (the paper's bar)"), ylim=(0.45, 1.02))
@@ -297,7 +307,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
 EXPERIMENT = Experiment(
     name="cws-fig13",
     figure="Fig. 13",
-    summary="Jain's index vs buffer 0.2-6 BDP at 10 and 40 ms: BBR, Modest BBR, BBR-CWS against CUBIC",
+    summary="Jain's index vs buffer 0.2-6 BDP at 10 and 40 ms: BBR, Modest BBR, BBR-CWS (and its usf reset) "
+    "against CUBIC",
     runs=runs,
     analyse=analyse,
     live=live_runs,

@@ -68,6 +68,10 @@ CUBIC = variants.CUBIC
 #: Algorithm 1 (cc/bbr_cws.c; its defaults are the paper's beta = 0.9,
 #: delta = 0.01, floor 0.2, 3-RTT wait, cut to inflight/3).
 BBR_CWS = Variant("bbr-cws", "bbr_cws", label="BBR-CWS")
+#: Algorithm 1 with the text's reset (Sec. 4.2: "BBR-CWS resets the
+#: upper_scaling_factor to 1" when a lower RTprop follows a cut), which the
+#: listing lacks; cc/bbr_cws.c follows the listing by default. An ablation.
+BBR_CWS_RESET = BBR_CWS.derive("bbr-cws-reset", {"reset_on_lower_rtprop": 1}, label="BBR-CWS, usf reset")
 #: Algorithm 2 (cc/modest_bbr.c; w_max and S_min are its own choices,
 #: the paper gives none).
 MODEST = Variant("modest-bbr", "modest_bbr", label="Modest BBR")
@@ -80,7 +84,7 @@ def linux414(variant: Variant) -> Variant:
 BBR_414 = linux414(BBR)
 
 #: Display names of the variants in tables and legends, by name.
-LABEL = {v.name: v.label for v in (BBR, CUBIC, BBR_CWS, MODEST, BBR_414)}
+LABEL = {v.name: v.label for v in (BBR, CUBIC, BBR_CWS, BBR_CWS_RESET, MODEST, BBR_414)}
 
 #: Telemetry column carrying BBR-CWS's upper_scaling_factor (cc/bbr_cws.c
 #: exports it through the generic per-algorithm telemetry value). None
