@@ -13,3 +13,30 @@ def test_cpumask_is_sysfs_format_in_32_bit_words():
     assert testbed.cpumask([0, 33]) == "00000002,00000001"
     assert testbed.cpumask([64]) == "00000001,00000000,00000000"
 
+
+
+def test_separate_senders_have_a_namespace_each_and_shared_ones_one():
+    shared = testbed.Names.for_prefix("ccalive-1-")
+    assert shared.senders == () and shared.sending() == ["ccalive-1-tx"]
+    assert shared.all() == ["ccalive-1-tx", "ccalive-1-rt", "ccalive-1-rx"]
+    separate = testbed.Names.for_prefix("ccalive-1-", 3)
+    assert separate.sending() == ["ccalive-1-tx0", "ccalive-1-tx1", "ccalive-1-tx2"]
+    # Every namespace of a run is under its prefix: teardown and cleanup
+    # (hygiene.py) find them all.
+    assert len(separate.all()) == 6 and all(ns.startswith("ccalive-1-") for ns in separate.all())
+
+
+def _losses(counters, sender_netstat):
+    sender = {"final": [{"data_segs_out": 10, "unacked": 0, "total_retrans": 0}], "netstat": sender_netstat}
+    return testbed.loss_report(counters, {}, False, sender, {"data_segs_in": [10]})["testbed"]
+
+
+def test_loss_accounting_counts_every_sender_veth_and_namespace():
+    links = {"cca-tx0": {"tx_dropped": 1, "rx_dropped": 0}, "cca-tx1": {"tx_dropped": 2, "rx_dropped": 0},
+             "cca-rtt0": {"tx_dropped": 3, "rx_dropped": 0}, "cca-rt-tx": {"tx_dropped": 4, "rx_dropped": 0}}
+    counters = {"links": links, "qdiscs": {}, "tx": {"TcpExt.TCPRetransFail": 5}, "rt": {}, "rx": {},
+                "separate_senders": True}
+    got = _losses(counters, {"TcpExt.TCPRetransFail": 99})
+    assert (got["sender_to_router"], got["router_to_sender"], got["sender_tcp"]) == (3, 7, 5)
+    # Shared: the sender's own reading (taken with its TCP_INFO) counts.
+    assert _losses({**counters, "separate_senders": False}, {"TcpExt.TCPRetransFail": 99})["sender_tcp"] == 99

@@ -49,6 +49,27 @@ DRAIN_S = 2.0
 _SIOCOUTQ = 0x5411
 
 
+#: setns(2)'s type for a network namespace.
+_CLONE_NEWNET = 0x40000000
+
+
+def enter_netns(path: str) -> None:
+    """Moves the calling thread (only it: a network namespace is per
+    thread) into the namespace at ``path`` (/run/netns/NAME): the sockets
+    it opens then live there. With separate senders each flow's thread
+    does this before it connects."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if libc.setns(fd, _CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"setns {path}: {os.strerror(err)}")
+    finally:
+        os.close(fd)
+
+
 def netstat() -> dict[str, int]:
     """This namespace's TCP counters (/proc/net/snmp, /proc/net/netstat:
     header and value lines per protocol) as {"Tcp.RetransSegs": n, ...}."""
@@ -169,6 +190,8 @@ def send(cfg: dict[str, Any]) -> None:
     def run_flow(i: int, flow: dict[str, Any], t0: int, end: int) -> None:
         _sleep_until(t0 + flow["start_ns"])
         try:
+            if flow.get("netns"):
+                enter_netns(flow["netns"])
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, flow["cc"].encode())
             s.bind((flow["src"], 0))

@@ -54,6 +54,17 @@ def add_parsers(sub) -> None:
     live_sub = live.add_subparsers(dest="live_command", parser_class=type(live))
     run = live_sub.add_parser("run", help="run a scenario live and write a run directory (engine: live)")
     _scenario_args(run, "run directory to write (default: runs/<scenario name>-live)")
+    from .testbed import QDISCS, SENDERS, SOCKET_BUFFERS
+
+    run.add_argument("--senders", choices=SENDERS, default=SENDERS[0],
+                     help="shared (default): every flow from one sender namespace, an address each; separate: "
+                          "each flow from a namespace of its own (its own stack and veth), as one host per sender")
+    run.add_argument("--qdisc", choices=QDISCS, default=QDISCS[0],
+                     help="the kernel bottleneck's shaper: tbf (default) queues wire packets; htb queues GSO send "
+                          "units whole, as testbeds built with HTB do")
+    run.add_argument("--socket-buffers", choices=SOCKET_BUFFERS, default=SOCKET_BUFFERS[0],
+                     help="ccarena (default): TCP buffers up to 64 MB; default: the kernel's own limits, as an "
+                          "untuned host has them")
     add_wait_argument(run)
     cleanup = live_sub.add_parser("cleanup", help="remove leftovers of killed live runs: namespaces, devices, "
                                                   "processes, and the BPF congestion controls they registered")
@@ -104,7 +115,11 @@ def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
     cfg = scenario.config
     for line in scenario.warnings():
         _log(f"ccarena: warning: {line}")
-    result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, wait=args.wait, announce=(
+    from .testbed import Choices
+
+    choices = Choices(senders=args.senders, qdisc=args.qdisc, socket_buffers=args.socket_buffers)
+    result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, wait=args.wait, choices=choices,
+                      announce=(
         f"ccarena: live run of {args.scenario} ({plural(len(cfg['flows']), 'flow')}, "
         f"{cfg['duration_ns'] / 1e9:g} s of real traffic)"))
     print(result.table())

@@ -5,6 +5,8 @@ goes through metrics.py, tables.py and plots.py unchanged)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import platform
@@ -237,9 +239,12 @@ def run_live(
     bottleneck: str = "auto",
     wait: float | None = None,
     packet_trace: Path | None = None,
+    choices: testbed.Choices = testbed.Choices(),
 ) -> Result:
     """Run a (live-checked) scenario on the testbed; returns a Result whose
     summary has ``engine: "live"``. Needs root; holds the testbed lock.
+    ``choices``: how the testbed is built (testbed.Choices: separate
+    senders, HTB, the kernel's socket buffers), the engine's by default.
     ``packet_trace``: a file for the delay line's packet trace (the host
     measurement's input, crates/delayline/src/trace.rs).
     ``wait``: seconds to wait for it if another live command holds it
@@ -253,6 +258,9 @@ def run_live(
     (interrupts.py): the run stops at the next safe point, tears down, and
     the signal then ends the command as it would have otherwise."""
     mode = check_supported(scenario, bottleneck)
+    choices.check()
+    if choices.qdisc != testbed.QDISCS[0] and mode != "kernel":
+        raise ScenarioError("--qdisc", f"{choices.qdisc} is the kernel bottleneck's; this run uses the {mode} one")
     binary = check_prerequisites()
     if out is not None:
         check_target(Path(out), "run")
@@ -271,7 +279,7 @@ def run_live(
                     warn = capacity.warning(scenario.config, record)
                     if warn:
                         log(warn)
-                result = _execute(scenario, mode, binary, packet_trace=packet_trace)
+                result = _execute(scenario, mode, binary, packet_trace=packet_trace, choices=choices)
             finally:
                 lock.release()
         except Exception:
@@ -315,19 +323,19 @@ def host_capacity(binary: Path, log: Callable[[str], None], remeasure: bool = Fa
 
 
 def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "live traffic",
-             packet_trace: Path | None = None) -> Result:
+             packet_trace: Path | None = None, choices: testbed.Choices = testbed.Choices()) -> Result:
     """One run on a fresh testbed (the lock is held): set up, run, tear
     down; the Result, not yet saved. While the traffic runs, a bar of its
     seconds (``what``) at a terminal (ccarena.progress)."""
     cfg = scenario.config
     flows = cfg["flows"]
-    names = testbed.Names.for_prefix(run_prefix())
+    names = testbed.Names.for_prefix(run_prefix(), len(flows) if choices.senders == "separate" else 0)
     children: list[Child] = []
     stack = ExitStack()
     sampler = None
     try:
         kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
-        testbed.create_namespaces(names, len(flows), ecn_mode(cfg))
+        testbed.create_namespaces(names, len(flows), ecn_mode(cfg), choices.socket_buffers)
 
         with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
             delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
@@ -341,7 +349,8 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
         split = capacity.fastest_rate_bps(cfg) >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(
             names, delay.proc.pid)
         if mode == "kernel":
-            testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"])
+            testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"],
+                                       choices.qdisc)
 
         timing = {"interval_ns": cfg["interval_ns"], "duration_ns": cfg["duration_ns"]}
         ports = [testbed.BASE_PORT + i for i in range(len(flows))]
@@ -351,7 +360,8 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
         children.append(receiver)
         sender_flows = [
             {"src": testbed.flow_addr(i), "dst": testbed.RECEIVER_ADDR, "port": ports[i],
-             "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"]}
+             "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"],
+             **({"netns": f"/run/netns/{names.senders[i]}"} if names.senders else {})}
             for i, f in enumerate(flows)
         ]
         sender = Child("sender", ["ip", "netns", "exec", names.tx, *agent, "send",
@@ -400,6 +410,7 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
         "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (TBF + bfifo)",
         "delay_line": delay_stats,
         "split_forwarding": split,
+        "testbed": dataclasses.asdict(choices),
         "link_samples": len(sampler.samples),
         "losses": testbed.loss_report(counters, delay_stats, mode == "userspace", tx_doc, rx_doc),
         "limited": limited_report(tx_doc),

@@ -47,6 +47,9 @@ BASE_PORT = 5201
 MAX_FLOWS = 200
 TUN = "cca-dl"
 BOTTLENECK_DEV = "cca-rt-rx"
+#: The router's device toward the senders (a veth, or with separate
+#: senders the bridge of their veths).
+ROUTER_TX_DEV = "cca-rt-tx"
 #: The bottleneck's bfifo qdisc handle.
 FIFO_HANDLE = "10:"
 #: A full-sized packet on the veth (1500-byte IP MTU + Ethernet header):
@@ -74,18 +77,59 @@ def flow_addr(i: int) -> str:
     return f"{SENDER_NET}.{10 + i}"
 
 
+#: Where the senders run (``ccarena live run --senders``): every flow from
+#: one namespace with an address each, or each flow from a namespace of its
+#: own (its own stack, veth and qdisc; the router bridges the veths), as a
+#: testbed of one host per sender has it.
+SENDERS = ("shared", "separate")
+#: The kernel bottleneck's shaper (``--qdisc``): TBF, which cuts GSO send
+#: units into wire packets before the FIFO (see install_bottleneck), or
+#: HTB, which queues, shapes and drops them whole, as testbeds built with
+#: HTB do.
+QDISCS = ("tbf", "htb")
+#: The hosts' TCP socket buffer limits (``--socket-buffers``): ccarena's
+#: (_TCP_MEM, up to 64 MB) or the kernel's defaults, as a host nobody
+#: tuned has them.
+SOCKET_BUFFERS = ("ccarena", "default")
+
+
+@dataclass(frozen=True)
+class Choices:
+    """How the testbed is built, where a testbed's builder has a choice;
+    the defaults are the engine's. A run's summary.json records them
+    (``live.testbed``)."""
+
+    senders: str = SENDERS[0]
+    qdisc: str = QDISCS[0]
+    socket_buffers: str = SOCKET_BUFFERS[0]
+
+    def check(self) -> None:
+        for flag, value, allowed in (("--senders", self.senders, SENDERS), ("--qdisc", self.qdisc, QDISCS),
+                                     ("--socket-buffers", self.socket_buffers, SOCKET_BUFFERS)):
+            if value not in allowed:
+                raise ScenarioError(flag, f"expected one of {', '.join(allowed)}, got {value!r}")
+
+
 @dataclass(frozen=True)
 class Names:
     tx: str
     rt: str
     rx: str
+    #: With separate senders, flow i's namespace (the sender agent runs in
+    #: ``tx`` and opens each flow's socket in its own); empty when shared.
+    senders: tuple[str, ...] = ()
 
     @classmethod
-    def for_prefix(cls, prefix: str) -> "Names":
-        return cls(tx=prefix + "tx", rt=prefix + "rt", rx=prefix + "rx")
+    def for_prefix(cls, prefix: str, separate_senders: int = 0) -> "Names":
+        return cls(tx=prefix + "tx", rt=prefix + "rt", rx=prefix + "rx",
+                   senders=tuple(f"{prefix}tx{i}" for i in range(separate_senders)))
 
     def all(self) -> list[str]:
-        return [self.tx, self.rt, self.rx]
+        return [self.tx, self.rt, self.rx, *self.senders]
+
+    def sending(self) -> list[str]:
+        """The namespaces the flows' sockets live in."""
+        return list(self.senders) or [self.tx]
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -109,7 +153,7 @@ def sh(*argv: str) -> str:
 TCP_ECN = {"off": 0, "classic": 1, "accecn": 3}
 
 
-def create_namespaces(names: Names, n_flows: int, ecn: str = "off") -> None:
+def create_namespaces(names: Names, n_flows: int, ecn: str = "off", socket_buffers: str = "ccarena") -> None:
     for ns in names.all():
         sh("ip", "netns", "add", ns)
         sh("ip", "netns", "exec", ns, "sysctl", "-qw",
@@ -117,25 +161,41 @@ def create_namespaces(names: Names, n_flows: int, ecn: str = "off") -> None:
         sh("ip", "-n", ns, "link", "set", "lo", "up")
     sh("ip", "netns", "exec", names.rt, "sysctl", "-qw", "net.ipv4.ip_forward=1",
        "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0")
-    sh("ip", "netns", "exec", names.tx, "sysctl", "-qw", f"net.ipv4.tcp_wmem={_TCP_MEM}",
-       "net.ipv4.tcp_no_metrics_save=1")
-    sh("ip", "netns", "exec", names.rx, "sysctl", "-qw", f"net.ipv4.tcp_rmem={_TCP_MEM}")
+    for ns in names.sending():
+        sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1")
+        if socket_buffers == "ccarena":
+            sh("ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv4.tcp_wmem={_TCP_MEM}")
+    if socket_buffers == "ccarena":
+        sh("ip", "netns", "exec", names.rx, "sysctl", "-qw", f"net.ipv4.tcp_rmem={_TCP_MEM}")
     if ecn != "off":  # both hosts (the namespaces' default, 2, only accepts ECN)
-        for ns in (names.tx, names.rx):
+        for ns in (*names.sending(), names.rx):
             sh("ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv4.tcp_ecn={TCP_ECN[ecn]}")
 
-    sh("ip", "-n", names.tx, "link", "add", "cca-tx0", "type", "veth", "peer", "name", "cca-rt-tx", "netns", names.rt)
     sh("ip", "-n", names.rt, "link", "add", BOTTLENECK_DEV, "type", "veth", "peer", "name", "cca-rx0", "netns", names.rx)
-
-    sh("ip", "-n", names.tx, "addr", "add", f"{SENDER_NET}.1/24", "dev", "cca-tx0")
-    for i in range(n_flows):
-        sh("ip", "-n", names.tx, "addr", "add", f"{flow_addr(i)}/24", "dev", "cca-tx0")
-    sh("ip", "-n", names.rt, "addr", "add", f"{ROUTER_TX_ADDR}/24", "dev", "cca-rt-tx")
+    if names.senders:
+        # One veth per sender; the router's ends in a bridge that takes the
+        # shared layout's device name, so routing and rules are the same.
+        sh("ip", "-n", names.rt, "link", "add", ROUTER_TX_DEV, "type", "bridge")
+        for i, ns in enumerate(names.senders):
+            sh("ip", "-n", ns, "link", "add", f"cca-tx{i}", "type", "veth", "peer", "name", f"cca-rtt{i}",
+               "netns", names.rt)
+            sh("ip", "-n", names.rt, "link", "set", f"cca-rtt{i}", "master", ROUTER_TX_DEV, "up")
+            sh("ip", "-n", ns, "addr", "add", f"{flow_addr(i)}/24", "dev", f"cca-tx{i}")
+            sh("ip", "-n", ns, "link", "set", f"cca-tx{i}", "up")
+            sh("ip", "-n", ns, "route", "add", "default", "via", ROUTER_TX_ADDR)
+    else:
+        sh("ip", "-n", names.tx, "link", "add", "cca-tx0", "type", "veth", "peer", "name", ROUTER_TX_DEV,
+           "netns", names.rt)
+        sh("ip", "-n", names.tx, "addr", "add", f"{SENDER_NET}.1/24", "dev", "cca-tx0")
+        for i in range(n_flows):
+            sh("ip", "-n", names.tx, "addr", "add", f"{flow_addr(i)}/24", "dev", "cca-tx0")
+        sh("ip", "-n", names.tx, "link", "set", "cca-tx0", "up")
+        sh("ip", "-n", names.tx, "route", "add", "default", "via", ROUTER_TX_ADDR)
+    sh("ip", "-n", names.rt, "addr", "add", f"{ROUTER_TX_ADDR}/24", "dev", ROUTER_TX_DEV)
     sh("ip", "-n", names.rt, "addr", "add", f"{ROUTER_RX_ADDR}/24", "dev", BOTTLENECK_DEV)
     sh("ip", "-n", names.rx, "addr", "add", f"{RECEIVER_ADDR}/24", "dev", "cca-rx0")
-    for ns, dev in ((names.tx, "cca-tx0"), (names.rt, "cca-rt-tx"), (names.rt, BOTTLENECK_DEV), (names.rx, "cca-rx0")):
+    for ns, dev in ((names.rt, ROUTER_TX_DEV), (names.rt, BOTTLENECK_DEV), (names.rx, "cca-rx0")):
         sh("ip", "-n", ns, "link", "set", dev, "up")
-    sh("ip", "-n", names.tx, "route", "add", "default", "via", ROUTER_TX_ADDR)
     sh("ip", "-n", names.rx, "route", "add", "default", "via", ROUTER_RX_ADDR)
 
 
@@ -143,11 +203,11 @@ def route_through_delay_line(names: Names) -> None:
     """Once the delay line has created its TUN device."""
     sh("ip", "-n", names.rt, "link", "set", TUN, "txqueuelen", "20000", "up")
     sh("ip", "-n", names.rt, "route", "add", "default", "dev", TUN, "table", _DELAY_TABLE)
-    for pref, dev in (("100", "cca-rt-tx"), ("101", BOTTLENECK_DEV)):
+    for pref, dev in (("100", ROUTER_TX_DEV), ("101", BOTTLENECK_DEV)):
         sh("ip", "-n", names.rt, "rule", "add", "pref", pref, "iif", dev, "lookup", _DELAY_TABLE)
 
 
-def install_bottleneck(names: Names, rate_bps: int, buffer_bytes: int) -> None:
+def install_bottleneck(names: Names, rate_bps: int, buffer_bytes: int, qdisc: str = "tbf") -> None:
     """A token bucket (TBF) shapes to the rate; a byte-limited FIFO
     (droptail, wire bytes) under it.
 
@@ -164,6 +224,14 @@ def install_bottleneck(names: Names, rate_bps: int, buffer_bytes: int) -> None:
     burst = max(2 * _WIRE_MTU, rate_bps // 8 // 2000)
     peak_bps = max(_PEAK_BPS, 100 * rate_bps)
     dev = ("dev", BOTTLENECK_DEV)
+    if qdisc == "htb":
+        # The same rate and bucket, GSO send units whole (--qdisc htb).
+        sh("tc", "-n", names.rt, "qdisc", "add", *dev, "root", "handle", "1:", "htb", "default", "1")
+        sh("tc", "-n", names.rt, "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
+           "rate", f"{rate_bps}bit", "burst", f"{burst}b", "cburst", f"{burst}b")
+        sh("tc", "-n", names.rt, "qdisc", "add", *dev, "parent", "1:1", "handle", FIFO_HANDLE, "bfifo",
+           "limit", f"{buffer_bytes}b")
+        return
     sh("tc", "-n", names.rt, "qdisc", "add", *dev, "root", "handle", "1:", "tbf",
        "rate", f"{rate_bps}bit", "burst", f"{burst}b", "peakrate", f"{peak_bps}bit", "mtu", str(_WIRE_MTU),
        "limit", f"{buffer_bytes}b")
@@ -288,8 +356,12 @@ def read_counters(names: Names) -> dict[str, Any]:
             qdiscs.update(_qdisc_drops(ns))
         except (json.JSONDecodeError, KeyError, ValueError, TypeError):
             pass
-    return {"links": links, "qdiscs": qdiscs, "tx": _proc_net(names.tx), "rt": _proc_net(names.rt),
-            "rx": _proc_net(names.rx)}
+    tx: dict[str, int] = {}
+    for ns in names.sending():
+        for key, value in _proc_net(ns).items():
+            tx[key] = tx.get(key, 0) + value
+    return {"links": links, "qdiscs": qdiscs, "tx": tx, "rt": _proc_net(names.rt), "rx": _proc_net(names.rx),
+            "separate_senders": bool(names.senders)}
 
 
 def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace: bool,
@@ -312,7 +384,9 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
     have grown: the check errs toward explaining, never toward blaming."""
     links, qdiscs = counters["links"], counters["qdiscs"]
     rt, rx = counters["rt"], counters["rx"]
-    tx = sender.get("netstat") or counters["tx"]  # read by the sender with its TCP_INFO
+    # Read by the sender with its TCP_INFO, unless the flows' sockets are in
+    # namespaces of their own (then the sum over them, read after).
+    tx = counters["tx"] if counters.get("separate_senders") else (sender.get("netstat") or counters["tx"])
     finals = [f for f in sender.get("final", []) if f]
     sent = sum(f["data_segs_out"] for f in finals)
     arrived = sum(receiver.get("data_segs_in", []))
@@ -330,7 +404,7 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
         # retransmissions the sender's own stack failed to send, segments
         "sender_tcp": tx.get("TcpExt.TCPRetransFail", 0),
         # the senders' data, in send units
-        "sender_to_router": dropped("cca-tx0", "tx"),
+        "sender_to_router": sum(v["tx_dropped"] for dev, v in links.items() if dev.startswith("cca-tx")),
         "router_ip": sum(rt.get(k, 0) for k in _ROUTER_IP_DROPS),
         # both directions, in frames (GSO units with the kernel bottleneck)
         "into_delay_line": dropped(TUN, "tx") + qdiscs.get(TUN, 0),
@@ -341,7 +415,8 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
         "receiver_tcp": sum(rx.get(k, 0) for k in _RECEIVER_TCP_DROPS),
         # ACKs
         "receiver_to_router": dropped("cca-rx0", "tx"),
-        "router_to_sender": dropped("cca-rt-tx", "tx"),
+        "router_to_sender": sum(v["tx_dropped"] for dev, v in links.items()
+                                if dev == ROUTER_TX_DEV or dev.startswith("cca-rtt")),
     }
     per_unit = 1 if userspace else GSO_MAX_SEGMENTS
     counted_at_most = (
