@@ -11,7 +11,7 @@
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 #   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
-#   make bench-fidelity   simulator (host models) vs repeated kernel runs, flow by flow (live part cached in docs/; --live: root, ~70 min)
+#   make bench-fidelity   simulator (host models) vs repeated kernel runs, flow by flow, and a lone BBR flow's queue (live part cached in docs/; --live: root, ~80 min)
 #   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
 #   make bench-scorecard  the scorecard of every algorithm, twice (seeds 1-5, 6-10): wall time, Kendall's tau of the rankings
 #   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, hock-single's 10 Gbit/s flow, and `ccarena run` on a 10M-line link trace (~3 min)

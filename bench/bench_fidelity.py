@@ -14,11 +14,16 @@ the targets:
 - where the live standard deviation is at least SPREAD_FLOOR_PP, the
   simulator's within a factor SPREAD_FACTOR of it.
 
+A second battery (QUEUE_SCENARIOS) runs one BBR flow alone at 100, 250
+and 500 Mbit/s on the userspace bottleneck and prints its mean queueing
+delay, live and simulated: the check that decided how the host model
+counts the turnaround's tail (docs/host.md).
+
 A live run whose CPUs the hypervisor gave to others for more than
 MAX_STEAL of its time is kept in the file but not counted, and repeated:
 on a virtual machine such runs are measurements of the hypervisor.
 
-The live runs take ~70 minutes; they are cached in a dated results file
+The live runs take ~80 minutes; they are cached in a dated results file
 under docs/ (``docs/fidelity-live-DATE.json``, committed), and the bench
 uses the newest one unless asked to run them again:
 
@@ -37,6 +42,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +99,19 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
+#: A second battery: one BBR flow alone as the rate grows, on the delay
+#: line's per-packet (userspace) bottleneck, the queue the simulator
+#: models; what is compared is the mean queueing delay (ms). It decided
+#: how the host model counts the turnaround's tail (docs/host.md, "A lone
+#: BBR flow's queue"): drawn per ACK, its holds grew with the packet rate.
+QUEUE_SCENARIOS: dict[str, dict[str, Any]] = {
+    f"bbr-alone-{rate}": {"duration": "30s", "measure": {"from": "10s"},
+                          "bottleneck": {"rate": rate, "buffer": "20MB"}, "flow": [_flow("bbr", "20ms")]}
+    for rate in ("100Mbit", "250Mbit", "500Mbit")
+}
+QUEUE_BOTTLENECK = "userspace"
+
+
 def live_file() -> Path | None:
     files = sorted(DOCS.glob("fidelity-live-*.json"))
     return files[-1] if files else None
@@ -116,41 +135,69 @@ def run_live(name: str, entry: dict[str, Any] | None, runs: int) -> dict[str, An
     (MAX_STEAL; at most MAX_ATTEMPTS in all), added to ``entry``'s."""
     from ccarena.live.engine import load_live_scenario, run_live as live
 
+    queue = name in QUEUE_SCENARIOS
+    scenario = QUEUE_SCENARIOS[name] if queue else SCENARIOS[name]
+    bottleneck = QUEUE_BOTTLENECK if queue else "auto"
     done = runs_of(entry) if entry else []
     while len(clean({"runs": done})) < runs and len(done) < MAX_ATTEMPTS:
         k = len(done) + 1
         print(f"bench-fidelity: live {name} run {k} ({len(clean({'runs': done}))} of {runs} clean so far)",
               file=sys.stderr, flush=True)
         before = cpu_times()
-        result = live(load_live_scenario({**SCENARIOS[name], "seed": k}), wait=300)
+        result = live(load_live_scenario({**scenario, "seed": k}, bottleneck=bottleneck), bottleneck=bottleneck,
+                      wait=300)
         steal = round(steal_fraction(before, cpu_times()), 4)
         dl = result.summary["live"]["delay_line"]
         # The path's own stalls in this run (the host model's `stalls`): how
         # often the delay line wrote a packet over 1 ms late, and its worst.
-        done.append({"shares": [f["share"] for f in result.flows], "steal": steal,
+        done.append({"shares": shares(result.summary), "steal": steal, "queue_ms": mean_queue_ms(result.summary),
                      "late_over_1ms": dl["late_over_1ms"], "lateness_p99_us": dl["lateness_p99_us"],
                      "lateness_max_us": dl["lateness_max_us"]})
         if steal > MAX_STEAL:
             print(f"bench-fidelity: {100 * steal:.0f}% of that run's CPU time was stolen by the hypervisor: "
                   "not counted", file=sys.stderr, flush=True)
-    return {"scenario": SCENARIOS[name], "runs": done}
+    return {"scenario": scenario, "runs": done, **({"bottleneck": bottleneck} if queue else {})}
 
 
-def run_sim(names: list[str], host: str) -> dict[str, list[list[float]]]:
-    """Each scenario over SIM_SEEDS on the simulator; the shares per seed."""
+def shares(summary: dict[str, Any]) -> list[float]:
+    return [f["share"] for f in summary["flows"]]
+
+
+def mean_queue_ms(summary: dict[str, Any]) -> float:
+    return summary["queue_delay_ms"]["mean"]
+
+
+def run_sim(names: list[str], host: str, scenarios: dict[str, dict[str, Any]] = SCENARIOS,
+            metric: Callable[[dict[str, Any]], Any] = shares) -> dict[str, list[Any]]:
+    """Each scenario over SIM_SEEDS on the simulator: ``metric`` of each
+    seed's summary (the flows' shares, or the queue battery's mean queue)."""
     from ccarena.api import simulate
     from ccarena.metrics import summarize
     from ccarena.scenario import load_scenario
 
     out = {}
     for name in names:
-        shares = []
+        out[name] = []
         for seed in SIM_SEEDS:
-            scenario = load_scenario({**SCENARIOS[name], "seed": seed, "host": host})
-            summary = summarize(scenario, simulate(scenario, series=False))
-            shares.append([f["share"] for f in summary["flows"]])
-        out[name] = shares
+            scenario = load_scenario({**scenarios[name], "seed": seed, "host": host})
+            out[name].append(metric(summarize(scenario, simulate(scenario, series=False))))
     return out
+
+
+def queue_table(live: dict[str, list[float]], sims: dict[str, dict[str, list[float]]]) -> str:
+    """The queue battery's Markdown table: live and simulated mean ± sd, ms."""
+    hosts = list(sims)
+    lines = ["| scenario | live mean ± sd | " + " | ".join(f"sim ({h}) mean ± sd | sim / live ({h})" for h in hosts)
+             + " |", "|" + " --- |" * (2 + 2 * len(hosts))]
+    for name, xs in live.items():
+        lm, ls = statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+        cells = [f"{name} ({len(xs)} runs)", f"{lm:.1f} ± {ls:.1f}"]
+        for h in hosts:
+            ys = sims[h][name]
+            sm, ss = statistics.fmean(ys), statistics.stdev(ys)
+            cells += [f"{sm:.1f} ± {ss:.1f}", f"{sm / lm:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _stats(runs: list[list[float]], flow: int) -> tuple[float, float]:
@@ -193,15 +240,16 @@ def table(live: dict[str, Any], sims: dict[str, dict[str, list[list[float]]]]) -
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--live", action="store_true",
-                        help="run the live part (root, ~70 min): add runs to today's results file until each "
+                        help="run the live part (root, ~80 min): add runs to today's results file until each "
                              "scenario has --runs clean ones")
     parser.add_argument("--runs", type=int, default=LIVE_RUNS, help=f"live runs per scenario (default {LIVE_RUNS})")
     parser.add_argument("--only", metavar="A,B", help="these scenarios only")
     args = parser.parse_args()
-    names = list(SCENARIOS) if not args.only else args.only.split(",")
-    unknown = [n for n in names if n not in SCENARIOS]
+    known = [*SCENARIOS, *QUEUE_SCENARIOS]
+    names = known if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in known]
     if unknown:
-        parser.error(f"unknown scenario(s) {', '.join(unknown)} (known: {', '.join(SCENARIOS)})")
+        parser.error(f"unknown scenario(s) {', '.join(unknown)} (known: {', '.join(known)})")
     started = time.perf_counter()
     if args.live:
         date = datetime.date.today().isoformat()
@@ -218,16 +266,25 @@ def main() -> int:
         print("no live results under docs/ (run with --live as root)", file=sys.stderr)
         return 1
     record = json.loads(path.read_text())
+    results = {n: r for n, r in record["results"].items() if n in names and clean(r)}
     live = {n: {"scenario": r["scenario"], "shares": clean(r), "runs": len(runs_of(r))}
-            for n, r in record["results"].items() if n in names and clean(r)}
-    sims = {host: run_sim(list(live), host) for host in ("linux", "ideal")}
-    text, verdicts = table(live, sims)
+            for n, r in results.items() if n in SCENARIOS}
+    queues = {n: [run["queue_ms"] for run in runs_of(r) if run["steal"] <= MAX_STEAL]
+              for n, r in results.items() if n in QUEUE_SCENARIOS}
     print(f"live: {path.name} (runs with at most {100 * MAX_STEAL:g}% of their CPU time stolen by the "
-          f"hypervisor); simulator: seeds {SIM_SEEDS[0]}-{SIM_SEEDS[-1]}; share of the window, %\n")
-    print(text)
-    print()
-    for host, line in verdicts.items():
-        print(f"host = \"{host}\": {line}")
+          f"hypervisor); simulator: seeds {SIM_SEEDS[0]}-{SIM_SEEDS[-1]}")
+    if live:
+        sims = {host: run_sim(list(live), host) for host in ("linux", "ideal")}
+        text, verdicts = table(live, sims)
+        print("\nShare of the window, %:\n")
+        print(text)
+        print()
+        for host, line in verdicts.items():
+            print(f"host = \"{host}\": {line}")
+    if queues:
+        print(f"\nOne BBR flow alone, the {QUEUE_BOTTLENECK} bottleneck: mean queueing delay, ms:\n")
+        print(queue_table(queues, {host: run_sim(list(queues), host, QUEUE_SCENARIOS, mean_queue_ms)
+                                   for host in ("linux", "ideal")}))
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0
 
