@@ -12,17 +12,12 @@
 mod common;
 
 use cc_native::lookup;
-use common::{param_values, set_params, FakeNet, Sample};
+use common::{param_values, set_params, FakeNet, Sample, MSS, PKT_TIME_US, PROBE_BW, RTPROP_US};
 
-const PROBE_BW: u32 = 2;
 const UP: u32 = 320; // 5/4 << 8
 const DOWN: u32 = 192; // 3/4 << 8
 const CRUISE: u32 = 256;
 
-const MSS: u32 = 1000;
-/// 10 000 packets/s (80 Mbit/s) and 20 ms propagation: BDP = 201 packets.
-const PKT_TIME_US: u64 = 100;
-const RTPROP_US: u64 = 20_000;
 /// When the "queue" appears: long after Startup, in steady ProbeBW.
 const QUEUE_AT_US: u64 = 3_000_000;
 /// Until the 10 s MinRTT filter would expire and adopt the longer path.

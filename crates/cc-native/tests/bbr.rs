@@ -3,19 +3,10 @@
 mod common;
 
 use cc_native::{lookup, CaState, RateSample};
-use common::{new_sock, FakeNet, Sample};
+use common::{new_sock, FakeNet, Sample, DRAIN, MSS, PKT_TIME_US, PROBE_BW, PROBE_RTT, RTPROP_US, STARTUP};
 
-const STARTUP: u32 = 0;
-const DRAIN: u32 = 1;
-const PROBE_BW: u32 = 2;
-const PROBE_RTT: u32 = 3;
 const HIGH_GAIN: u32 = 256 * 2885 / 1000 + 1; // 739
 const DRAIN_GAIN: u32 = 256 * 1000 / 2885; // 88
-
-const MSS: u32 = 1000;
-/// 10 000 packets/s (80 Mbit/s) and 20 ms propagation: BDP = 201 packets.
-const PKT_TIME_US: u64 = 100;
-const RTPROP_US: u64 = 20_000;
 
 fn mode_name(m: u32) -> &'static str {
     ["STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT"][m as usize]

@@ -9,12 +9,8 @@
 mod common;
 
 use cc_native::lookup;
-use common::{param_values, set_params, FakeNet, Sample};
+use common::{param_values, set_params, FakeNet, Sample, DRAIN, MSS, PKT_TIME_US, PROBE_BW, PROBE_RTT, STARTUP};
 
-const STARTUP: u32 = 0;
-const DRAIN: u32 = 1;
-const PROBE_BW: u32 = 2;
-const PROBE_RTT: u32 = 3;
 /// Gains << 8, as v3 has them.
 const STARTUP_PACING: u32 = 710; // 2.77
 const STARTUP_CWND: u32 = 512; // 2
@@ -25,9 +21,6 @@ const CRUISE: u32 = 256; // also REFILL
 const CWND_GAIN: u32 = 512;
 const UP_CWND_GAIN: u32 = 576; // 2.25
 
-const MSS: u32 = 1000;
-/// 10 000 packets/s (80 Mbit/s).
-const PKT_TIME_US: u64 = 100;
 const END_US: u64 = 16_000_000;
 
 fn run(rtprop_us: u64, params: &[(&str, u64)]) -> (FakeNet, Vec<u64>) {

@@ -12,13 +12,8 @@
 mod common;
 
 use cc_native::{CaState, RateSample, TcpSock};
-use common::FakeNet;
+use common::{FakeNet, MSS, PKT_TIME_US, PROBE_BW, RTPROP_US};
 
-const MSS: u32 = 1000;
-/// 10 000 packets/s (80 Mbit/s), 20 ms: BDP ~201 packets.
-const PKT_TIME_US: u64 = 100;
-const RTPROP_US: u64 = 20_000;
-const PROBE_BW: u32 = 2;
 const UP: u32 = 320; // pacing gain 1.25 << 8
 
 /// struct bbr3 (bbr3_core.h), u32 indexes: after two u64 stamps,

@@ -13,13 +13,7 @@
 mod common;
 
 use cc_native::{CaState, TcpSock};
-use common::{param_values, set_params, FakeNet};
-
-const MSS: u32 = 1000;
-/// 10 000 packets/s (80 Mbit/s) and 20 ms propagation: BDP = 201 packets.
-const PKT_TIME_US: u64 = 100;
-const RTPROP_US: u64 = 20_000;
-const PROBE_BW: u32 = 2;
+use common::{param_values, set_params, FakeNet, MSS, PKT_TIME_US, PROBE_BW, RTPROP_US};
 
 /// struct bbr (bbr_core.h): u32 index of rtt_cnt and next_rtt_delivered
 /// (after two u64 stamps, the 24-byte bw filter and three u32s).

@@ -8,11 +8,8 @@
 mod common;
 
 use cc_native::{lookup, lookup_test_only, CaState, CCA_STATE_WORDS, ICSK_CA_PRIV_WORDS};
-use common::FakeNet;
+use common::{FakeNet, MSS, PKT_TIME_US, RTPROP_US};
 
-const MSS: u32 = 1000;
-const PKT_TIME_US: u64 = 100;
-const RTPROP_US: u64 = 20_000;
 /// Past one ProbeRTT (10 s filter), so the ProbeRTT hooks run too.
 const END_US: u64 = 12_000_000;
 

@@ -11,13 +11,8 @@
 
 mod common;
 
-use common::{param_values, set_params, FakeNet};
+use common::{param_values, set_params, FakeNet, MSS, PKT_TIME_US, PROBE_BW, RTPROP_US};
 
-const MSS: u32 = 1000;
-/// 10 000 packets/s and 20 ms propagation: BDP = 201 packets.
-const PKT_TIME_US: u64 = 100;
-const RTPROP_US: u64 = 20_000;
-const PROBE_BW: u32 = 2;
 /// Lossless rounds after the loss: the search halves hi - lo (10% of a
 /// ~400-packet cwnd) each round, so it is over well before this.
 const SEARCH_ROUNDS: usize = 12;

@@ -13,6 +13,20 @@
 use cc_native::{CaEvent, CongestionOps, RateSample, TcpSock, SK_PACING_NONE};
 use std::collections::VecDeque;
 
+/// The path most algorithm tests run on: 1000-byte packets, one every
+/// 100 us (10 000 packets/s, 80 Mbit/s), 20 ms propagation: BDP = 201
+/// packets.
+pub const MSS: u32 = 1000;
+pub const PKT_TIME_US: u64 = 100;
+pub const RTPROP_US: u64 = 20_000;
+
+/// BBR's modes (bbr_core.h's enum bbr_mode; BBRv3's, bbr3_core.h, number
+/// them the same), as `get_mode` reports them.
+pub const STARTUP: u32 = 0;
+pub const DRAIN: u32 = 1;
+pub const PROBE_BW: u32 = 2;
+pub const PROBE_RTT: u32 = 3;
+
 /// Points the socket's parameter overrides at `params` (index order of
 /// the algorithm's table); the caller keeps `params` alive while `sk` is used.
 pub fn set_params(sk: &mut TcpSock, params: &[u64]) {
