@@ -763,20 +763,15 @@ def test_a_live_scenario_sets_our_algorithms_parameters_by_the_name_the_error_su
     that name must then load, its parameters read as cc/bbr.c's (it once
     failed as an internal error: the simulator has no 'bbr@ccarena')."""
     from ccarena.errors import ScenarioError
+    from ccarena.live.ccs import kernel_ccs
     from ccarena.live.engine import load_live_scenario
 
     doc = {"duration": "2s", "bottleneck": {"rate": "10Mbit", "buffer": "100pkt"},
            "flow": [{"cc": "bbr", "rtt": "20ms", "params": {"pacing_margin": 0}}]}
-    if kernel_ccs_have("bbr"):
+    if "bbr" in kernel_ccs():
         with pytest.raises(ScenarioError, match="use 'bbr@ccarena'"):
             load_live_scenario(doc)
     doc["flow"][0]["cc"] = "bbr@ccarena"
     scenario = load_live_scenario(doc)
     assert scenario.config["flows"][0]["cc"] == "bbr@ccarena"
     assert scenario.config["flows"][0]["params"] and scenario.human["flow"][0]["params"] == {"pacing_margin": 0}
-
-
-def kernel_ccs_have(name: str) -> bool:
-    from ccarena.live.ccs import kernel_ccs
-
-    return name in kernel_ccs()

@@ -6,7 +6,6 @@ goes through metrics.py, tables.py and plots.py unchanged)."""
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import os
 import platform
@@ -407,7 +406,7 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
     result.summary["live"] = {
         "kernel": platform.release(),
         "kernel_cc": [kernel_cc[cc_key(f)] for f in flows],
-        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else "kernel (TBF + bfifo)",
+        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else f"kernel ({choices.qdisc.upper()} + bfifo)",
         "delay_line": delay_stats,
         "split_forwarding": split,
         "testbed": dataclasses.asdict(choices),

@@ -311,18 +311,19 @@ def fit(samples: dict[str, Any]) -> dict[str, Any]:
     n = 200_000
     ack = rng.choice(receiver, n) + rng.choice(sender, n)
     offsets = np.asarray(samples["start_offsets_ns"], dtype=np.float64)
-    # The two kinds of stall, each weighted by its rate (per second of the
-    # runs it was counted in), as one distribution of lengths.
-    kinds = [(np.asarray(samples["stall_lengths_ns"], dtype=np.float64), samples["seconds"]),
-             (np.asarray(samples["host_stall_lengths_ns"], dtype=np.float64), samples["turnaround_seconds"])]
-    rate = sum(len(lengths) / seconds for lengths, seconds in kinds if seconds > 0)
-    lengths = np.concatenate([lengths for lengths, _ in kinds])
-    weights = np.concatenate([np.full(len(lengths_), 1.0 / seconds) for lengths_, seconds in kinds])
+    # The two kinds of stall as one distribution of lengths: each stall
+    # weighs 1 / the seconds of the runs it was counted in, so the weights
+    # add up to the stalls' rate.
+    kinds = [(samples[k], seconds) for k, seconds in (("stall_lengths_ns", samples["seconds"]),
+                                                      ("host_stall_lengths_ns", samples["turnaround_seconds"]))
+             if seconds > 0]
+    lengths = np.concatenate([np.asarray(x, dtype=np.float64) for x, _ in kinds])
+    weights = np.concatenate([np.full(len(x), 1.0 / seconds) for x, seconds in kinds])
     return {
         "start_spread_ns": int(round(float(np.quantile(offsets, 0.95)))) if len(offsets) else 0,
         "ack_delay_ns": quantiles(ack),
         "timer_lateness_ns": quantiles(np.asarray(samples["timer_lateness_ns"])),
-        "stalls_per_s": round(rate, 3),
+        "stalls_per_s": round(float(weights.sum()), 3),
         "stall_length_ns": quantiles(lengths, weights) if len(lengths) else [],
     }
 
