@@ -295,9 +295,9 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
           file=sys.stderr, flush=True)
     done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live,
                      live_wait=args.wait)
-    for exp, rep in done:
+    for exp, result in done:
         print(f"{exp.name}: {exp.figure}")
-        print(report.plain_table(rep.comparisons))
+        print(report.plain_table(result.rows))
         print(f"report: {args.out / exp.name / REPORT}")
         print()
     if everything:

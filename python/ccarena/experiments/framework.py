@@ -239,6 +239,20 @@ class Comparison:
     spread: str = ""
     agrees: bool | None = None
     reason: str = ""
+    #: The rule the verdict applied, in words and numbers (rows judged by
+    #: :mod:`.verdict` from a claims table; empty for older rows).
+    rule: str = ""
+    #: The claim's id in the paper's claims.toml ("" for rows not from one).
+    claim: str = ""
+    #: Another reasonable metric flips the verdict: the row is neither
+    #: agrees nor differs (``agrees`` is None) but "depends on the metric".
+    metric_dependent: bool = False
+
+    @property
+    def verdict(self) -> str:
+        if self.metric_dependent:
+            return "depends on the metric"
+        return {True: "agrees", False: "differs", None: "-"}[self.agrees]
 
     @property
     def unexplained(self) -> bool:
@@ -265,6 +279,10 @@ class Report:
     #: Further Markdown sections: (heading, body).
     sections: list[tuple[str, str]] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
+    #: Claim id -> what was measured for it (per seed): the framework
+    #: judges these against the paper's claims table (:mod:`.verdict`);
+    #: an experiment module never decides a verdict itself.
+    measured: dict[str, Any] = field(default_factory=dict)
 
     @property
     def differences(self) -> list[Comparison]:
@@ -300,6 +318,9 @@ class Result:
     @classmethod
     def of(cls, experiment: Experiment, paper: str, report: Report, quick: bool,
            live_runs: Sequence[str] = ()) -> Result:
+        """The record of a finished experiment: the paper's claims for it
+        (its claims table) judged on what it measured, first, then the
+        rows it shows without a claim."""
         return cls(
             experiment=experiment.name,
             figure=experiment.figure,
@@ -307,7 +328,7 @@ class Result:
             paper=paper,
             quick=quick,
             setup=tuple(report.setup),
-            rows=tuple(report.comparisons),
+            rows=tuple(all_rows(experiment, paper, report)),
             figures=tuple(report.figures),
             sections=tuple(report.sections),
             numbers=MappingProxyType(dict(report.numbers)),
@@ -331,6 +352,16 @@ class Result:
     def notes(self) -> list[Comparison]:
         """Unjudged rows with a note."""
         return [c for c in self.rows if c.agrees is None and c.reason]
+
+
+def all_rows(experiment: Experiment, paper: str, report: Report) -> list[Comparison]:
+    """An experiment's rows: the paper's claims for it (its paper's
+    claims.toml), judged by :mod:`.verdict` on what it measured
+    (``report.measured``), then the rows it shows without a claim."""
+    from . import claims, verdict
+
+    claimed = claims.of_experiment(paper, experiment.name)
+    return verdict.rows(claimed, report.measured, experiment.name) + list(report.comparisons)
 
 
 #: analyse(outcomes, figure_dir or None, quick) -> Report. With a

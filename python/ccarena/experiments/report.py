@@ -13,7 +13,14 @@ from collections.abc import Sequence
 
 from .framework import Comparison, Figure, Paper, Result
 
-VERDICT = {True: "agrees", False: "**differs**", None: "-"}
+#: How report.md shows a row's :attr:`Comparison.verdict`.
+VERDICT = {"agrees": "agrees", "differs": "**differs**", "-": "-", "depends on the metric": "*depends on the metric*"}
+
+#: The rule, in words, under every table (verdict.py applies it; docs/experiments.md).
+RULE = ("A number agrees when the distance from our mean over the seeds to what the paper states (its value, "
+        "range or bound) is at most the larger of the paper's stated spread and half our seed range; an order "
+        "applies that rule to each step, a claim about a set to every member (or the count the paper states); a "
+        "word the paper gives no number for is shown, not judged.")
 
 
 def _cell(text: str) -> str:
@@ -22,12 +29,14 @@ def _cell(text: str) -> str:
 
 def comparison_table(rows: Sequence[Comparison]) -> str:
     """The "paper vs ccarena" table, Markdown."""
+    ruled = any(row.rule for row in rows)
     lines = [
-        "| quantity | paper | ccarena | ccarena range | verdict |",
-        "| --- | --- | --- | --- | --- |",
+        "| quantity | paper | ccarena | ccarena range | verdict |" + (" rule applied |" if ruled else ""),
+        "| --- | --- | --- | --- | --- |" + (" --- |" if ruled else ""),
     ]
     for row in rows:
-        cells = (row.quantity, row.paper, row.ours, row.spread or "-", VERDICT[row.agrees])
+        cells = (row.quantity, row.paper, row.ours, row.spread or "-", VERDICT[row.verdict]) + (
+            (row.rule or "-",) if ruled else ())
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 
@@ -35,13 +44,14 @@ def comparison_table(rows: Sequence[Comparison]) -> str:
 def plain_table(rows: Sequence[Comparison]) -> str:
     """The same table for a terminal."""
     data = [("quantity", "paper", "ccarena", "range", "verdict")]
-    data += [
-        (r.quantity, r.paper, r.ours, r.spread or "-", {True: "agrees", False: "DIFFERS", None: "-"}[r.agrees])
-        for r in rows
-    ]
+    data += [(r.quantity, r.paper, r.ours, r.spread or "-", r.verdict.replace("differs", "DIFFERS")) for r in rows]
     widths = [max(len(row[c]) for row in data) for c in range(5)]
     out = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in data]
     out.insert(1, "  ".join("-" * w for w in widths))
+    # Each judged row's rule under it, indented.
+    for i in reversed(range(len(rows))):
+        if rows[i].rule:
+            out.insert(i + 3, "    rule: " + rows[i].rule)
     return "\n".join(out)
 
 
@@ -64,7 +74,9 @@ def markdown(result: Result) -> str:
     if result.setup:
         parts += ["## Setup", ""] + [f"- {line}" for line in result.setup] + [""]
     parts += ["## Paper vs ccarena", "", comparison_table(result.rows), ""]
-    parts += [f"{len(result.agreed)} of {len(result.judged)} judged rows agree (criterion: docs/experiments.md).", ""]
+    depends = [c for c in result.rows if c.metric_dependent]
+    parts += [f"{len(result.agreed)} of {len(result.judged)} judged rows agree"
+              + (f"; {len(depends)} depend on the metric" if depends else "") + f". {RULE}", ""]
     if result.differences:
         parts += ["### Where we differ, and why", ""]
         parts += [f"- **{c.quantity}**: {c.reason or 'no explanation recorded.'}" for c in result.differences]
@@ -100,7 +112,8 @@ def results_json(result: Result) -> str:
         "numbers": {k: clean(v) for k, v in sorted(result.numbers.items())},
         "comparisons": [
             {"quantity": c.quantity, "paper": c.paper, "ours": c.ours, "range": c.spread, "agrees": c.agrees,
-             "reason": c.reason}
+             "reason": c.reason, **({"claim": c.claim, "rule": c.rule} if c.claim or c.rule else {}),
+             **({"metric_dependent": True} if c.metric_dependent else {})}
             for c in result.rows
         ],
         "figures": [{"file": f.file, "caption": f.caption} for f in result.figures],
@@ -121,7 +134,9 @@ def result_from_json(text: str) -> Result:
             quick=doc["quick"],
             setup=tuple(doc["setup"]),
             rows=tuple(
-                Comparison(c["quantity"], c["paper"], c["ours"], c["range"], c["agrees"], c["reason"])
+                Comparison(c["quantity"], c["paper"], c["ours"], c["range"], c["agrees"], c["reason"],
+                           rule=c.get("rule", ""), claim=c.get("claim", ""),
+                           metric_dependent=bool(c.get("metric_dependent", False)))
                 for c in doc["comparisons"]
             ),
             figures=tuple(Figure(f["file"], f["caption"]) for f in doc["figures"]),
@@ -162,8 +177,7 @@ def index_markdown(
         agreed = sum(len(r.agreed) for r in mine)
         judged = sum(len(r.judged) for r in mine)
         lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}. Text: `../shared/papers/{paper.file}`.", ""]
-        lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')} "
-                  "(criterion: docs/experiments.md).", ""]
+        lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')}. {RULE}", ""]
         lines += ["| experiment | paper | agrees / judged | report |", "| --- | --- | --- | --- |"]
         for r in mine:
             link = f"[{r.experiment}/report.md]({r.experiment}/report.md)"

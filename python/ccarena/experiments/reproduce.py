@@ -24,7 +24,7 @@ from pathlib import Path
 from ..progress import Progress
 from ..rundir import atomic_dir, check_owned_file, check_target, first_line, kind_of, open_container, write_file_atomic
 from . import registry, report, runner
-from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result
+from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result, all_rows
 
 REPORT = "report.md"
 RESULTS = "results.json"
@@ -91,7 +91,9 @@ def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Repor
     guard: the workers never import the caller's ``__main__``."""
     exp = registry.get(name)
     outcomes = run_experiments([exp], quick=quick, jobs=jobs)[exp.name]
-    return exp.analyse(outcomes, None, quick)
+    rep = exp.analyse(outcomes, None, quick)
+    rep.comparisons = all_rows(exp, registry.paper_of(name).key, rep)
+    return rep
 
 
 def write_experiment(
@@ -143,7 +145,7 @@ def reproduce(
     live: bool = False,
     live_wait: float | None = None,
     progress: runner.Progress | bool | None = True,
-) -> list[tuple[Experiment, Report]]:
+) -> list[tuple[Experiment, Result]]:
     """Run, analyse and write the named experiments under ``out``; with
     ``index``, also ``out/index.md``; with ``live``, also their live runs
     (each waiting ``live_wait`` s for the testbed, as ``run_live``'s ``wait``).
@@ -162,7 +164,7 @@ def reproduce(
     results = []
     for exp in experiments:
         rep, result = write_experiment(exp, outcomes[exp.name], out, quick, live_runs.get(exp.name, ()))
-        done.append((exp, rep))
+        done.append((exp, result))
         results.append(result)
     if index:
         wall_s = time.perf_counter() - started

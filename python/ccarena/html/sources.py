@@ -217,17 +217,19 @@ def experiment_section(d: Path) -> Section:
         result = result_from_json((d / "results.json").read_text(encoding="utf-8"))
     except ValueError as err:
         raise ScenarioError(str(d / "results.json"), str(err)) from None
-    verdict = {True: '<span class="agrees">agrees</span>', False: '<span class="differs">differs</span>',
-               None: '<span class="none">-</span>'}
-    rows = [(h.inline_markdown(c.quantity), h.esc(c.paper), h.esc(c.ours), h.esc(c.spread or "-"), verdict[c.agrees])
-            for c in result.rows]
+    verdict = {"agrees": '<span class="agrees">agrees</span>', "differs": '<span class="differs">differs</span>',
+               "-": '<span class="none">-</span>', "depends on the metric": '<span class="none">depends on the metric</span>'}
+    ruled = any(c.rule for c in result.rows)
+    rows = [(h.inline_markdown(c.quantity), h.esc(c.paper), h.esc(c.ours), h.esc(c.spread or "-"), verdict[c.verdict])
+            + ((h.esc(c.rule or "-"),) if ruled else ()) for c in result.rows]
     parts = [f'<p class="meta">{h.esc(d)} — paper {h.esc(result.paper)}, {h.esc(result.figure)}'
              + (" — <b>--quick run</b>: a smoke test, not a reproduction" if result.quick else "") + "</p>",
              f"<p>{h.inline_markdown(result.summary)}</p>"]
     if result.setup:
         parts.append("<h3>Setup</h3><ul>" + "".join(f"<li>{h.inline_markdown(s)}</li>" for s in result.setup) + "</ul>")
     parts.append("<h3>Paper vs ccarena</h3>")
-    parts.append(h.table(["quantity", "paper", "ccarena", "ccarena range", "verdict"], rows, raw=(0, 1, 2, 3, 4)))
+    parts.append(h.table(["quantity", "paper", "ccarena", "ccarena range", "verdict"] + (["rule applied"] if ruled else []),
+                         rows, raw=(0, 1, 2, 3, 4, 5)))
     parts.append(f"<p>{len(result.agreed)} of {len(result.judged)} judged rows agree.</p>")
     if result.differences:
         parts.append("<h3>Where we differ, and why</h3><ul>" + "".join(

@@ -155,7 +155,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         compare.bound("20 -> 10 Mbit/s: rounds until the queue is gone",
                       "Fig. 3, right (L109); the filter corrects itself \"as soon as the last old measurement "
                       "times out\" (L201), and cwnd_gain then caps in-flight at 2 BDP of the new rate (L207): "
-                      f"<= {FILTER_ROUNDS} + {CYCLE_PHASES} rounds (issue 12's reading)", gone_rounds, bound_rounds, below=True, scale=1, fmt=".1f",
+                      f"<= {FILTER_ROUNDS} + {CYCLE_PHASES} rounds (our reading)", gone_rounds, bound_rounds, below=True, scale=1, fmt=".1f",
                       unit=" rounds", spread_text=compare.spread(gone_rounds, ".1f"),
                       reason=_gone_reason(downs, downs_49)),
         compare.ours_only(f"{paper.LABEL[paper.BBR_49.name]}: rounds until the queue is gone (ablation)",

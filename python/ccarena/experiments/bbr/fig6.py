@@ -44,7 +44,7 @@ BIN_S = 1.0
 #: (L207: 5/4 and 3/4); Jain's index of rates half at 5/4 and half at 3/4
 #: of the mean is 1 / (1 + (1/4)^2).
 FAIR_JAIN = 1 / (1 + 0.25 ** 2)
-#: Issue 12's bar, reported next to it (not the paper's).
+#: Our bar for "converged", reported next to it (not the paper's).
 ISSUE_JAIN = 0.95
 #: ProbeRTT's "downward facing triangular structures" (L131) are not
 #: unfairness: the seconds within this long after any flow's ProbeRTT
@@ -186,7 +186,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                       all(together) if None not in together else None,
                       reason=f"the first ProbeRTT of all flows together starts at {mean(joint):.1f} s"
                              + ("" if None not in together else "; no later one before the run ends") + "."),
-        compare.ours_only(f"seconds after the last start until Jain's index stays >= {ISSUE_JAIN} (issue 12's bar)",
+        compare.ours_only(f"seconds after the last start until Jain's index stays >= {ISSUE_JAIN} (our bar, not the paper's)",
                           f"{mean(conv_issue):.1f} s ({mean(conv_issue) / PROBE_RTT_PERIOD_S:.1f} ProbeRTT periods)",
                           compare.spread(conv_issue, ".1f")),
         compare.ours_only(f"Jain's index per second, last 10 s, {SHALLOW_BDP:g}-BDP buffer",

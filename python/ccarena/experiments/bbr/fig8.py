@@ -42,7 +42,7 @@ QUICK_LOSSES = (0.001, 0.1, 1, 5, 15, 30)
 INTERVAL = "100ms"
 #: Evidence for a BBR point that falls: when Startup ended, at what estimate.
 COLUMNS = ("cc_mode", "bw_estimate_mbps")
-#: "Meets this limit": within 5% of rate x (1 - loss) (issue 12's reading;
+#: "Meets this limit": within 5% of rate x (1 - loss) (our reading;
 #: the paper gives no tolerance). "Close": within twice that.
 MEETS = 0.95
 CLOSE = 0.90
@@ -105,7 +105,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"\"60-second flows\"). The ceiling is rate x (1 - loss) in goodput: {paper.payload_mbps(RATE_MBPS):.2f} "
         "Mbit/s of payload fit the 100 Mbit/s link.",
         f"\"Meets this limit\" needs a tolerance the paper does not give: we take {100 * (1 - MEETS):.0f}% of the "
-        "ceiling (issue 12's reading), which holds BBR's own shortfall without loss (the row at the lowest loss: "
+        "ceiling (our reading), which holds BBR's own shortfall without loss (the row at the lowest loss: "
         "ProbeRTT's ~2%, L213, Startup, the 1% pacing margin), so the row asks whether loss up to 5% costs BBR more than "
         f"the packets lost; \"close\": within {100 * (1 - CLOSE):.0f}%. CUBIC's \"decreases by 10 times at 0.1 "
         f"percent\": its goodput at {LOSSES[0]:g}% over that at {CUBIC_DROP_AT:g}%, per seed, at least 10; \"totally "

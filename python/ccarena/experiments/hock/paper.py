@@ -4,15 +4,15 @@ experiments share.
 M. Hock, R. Bless, M. Zitterbart, "Experimental Evaluation of BBR
 Congestion Control", IEEE ICNP 2017 (the talk's slides:
 ../shared/papers/hock-2017-bbr-evaluation-slides.txt; line numbers below
-are that file's). The slides state (L79-L90): BBR of Linux 4.9, 1 and
+are that file's). The slides state (L94-L105): BBR of Linux 4.9, 1 and
 10 Gbit/s, base RTT 20 ms, buffers of 160 ms (8 BDP) and 16 ms (0.8 BDP),
 senders never application-limited, every experiment repeated 5 times.
 Most results are pictures; each report states the claim it tests in the
-slides' words.
+slides' words; the claims judged are in claims.toml.
 
 Choices where the slides are silent: every multi-flow experiment runs at
 1 Gbit/s (the backup slides name it for the large-buffer, inter-protocol
-and RTT cases, L158, L165; 10 Gbit/s multi-flow runs would cost ten times
+and RTT cases, L181, L188; 10 Gbit/s multi-flow runs would cost ten times
 the simulation time for the same shapes); 60-s runs measured from 20 s
 (CUBIC's first epoch at 1 Gbit/s in an 8-BDP buffer lasts ~20 s);
 all flows start together. Buffers are given in time at the bottleneck
@@ -37,22 +37,22 @@ PAPER = Paper(
     file="hock-2017-bbr-evaluation-slides.txt",
 )
 
-#: The authors' BBR: Linux 4.9's (L18, L80), i.e. our BBR without the
+#: The authors' BBR: Linux 4.9's (L22, L96), i.e. our BBR without the
 #: ACK-aggregation allowance and the pacing margin Linux added later.
 BBR = variants.older_linux(variants.BBR, "4.9")
 CUBIC = variants.CUBIC
 LABEL = {BBR.name: "BBR (Linux 4.9)", CUBIC.name: CUBIC.label}
 
-#: L84: "RTT: 20ms".
+#: L100: "RTT: 20ms".
 RTT_MS = 20
-#: L80: "1 Gbit/s and 10 Gbit/s"; the multi-flow experiments run at 1.
+#: L96: "1 Gbit/s and 10 Gbit/s"; the multi-flow experiments run at 1.
 RATE_MBPS = 1000
 HIGH_RATE_MBPS = 10_000
-#: L86-L87: "Large: 160ms (= 8 bdp)", "Small: 16ms (= 0.8 bdp)".
+#: L102-L103: "Large: 160ms (= 8 bdp)", "Small: 16ms (= 0.8 bdp)".
 LARGE_MS = 160
 SMALL_MS = 16
 BUFFERS_MS = (SMALL_MS, LARGE_MS)
-#: L89: "Repeated every experiment 5 times" = our MIN_SEEDS.
+#: L105: "Repeated every experiment 5 times" = our MIN_SEEDS.
 SEEDS = variants.SEEDS
 seeds = variants.seeds
 DURATION_S = 60.0
@@ -67,12 +67,13 @@ flow = variants.flow
 
 SETUP = [
     f"Dumbbell, droptail bottleneck, base RTT {RTT_MS} ms split evenly between the data and ACK directions, "
-    f"buffers of {LARGE_MS} ms and {SMALL_MS} ms at the bottleneck rate (8 and 0.8 BDP, L86-L87); BBR as Linux 4.9 "
-    "ran it (the slides' kernel, L18: no ACK-aggregation allowance in cwnd, no pacing margin), paced; CUBIC unpaced; "
-    "all flows start at 0 s and are never application-limited (iperf3, L88).",
+    f"buffers of {LARGE_MS} ms and {SMALL_MS} ms at the bottleneck rate (8 and 0.8 BDP, L102-L103); BBR as Linux 4.9 "
+    "ran it (the slides' kernel, L22: no ACK-aggregation allowance in cwnd, no pacing margin), paced; CUBIC unpaced; "
+    "all flows start at 0 s and are never application-limited (iperf3, L104).",
     f"Each judged number is taken over seeds {', '.join(map(str, SEEDS))} (the slides: every experiment repeated "
-    "5 times, L89); we report the mean and the min-max range. The slides give no spreads, so a number agrees when "
-    "the slides' value lies within half our seed range of our mean (docs/experiments.md, \"When a row agrees\").",
+    "5 times, L105); we report the mean and the min-max range. The slides give no spreads, so a number agrees when "
+    "the distance from our mean to the slides' value or range is at most half our seed range (the rule under the "
+    "table).",
 ]
 
 
@@ -125,3 +126,37 @@ def share_of(run: Outcome, flows: list[int]) -> float:
 
 def variant_label(v: Variant) -> str:
     return LABEL[v.name]
+
+
+#: Telemetry :func:`over_own_bdp` needs.
+OWN_BDP_COLUMNS = ("inflight", "cwnd", "bw_estimate_mbps")
+
+
+def own_bdp_packets(run: Outcome, index: int, rtt_ms: float) -> "np.ndarray":
+    """The flow's own BDP as BBR sees it, packets, per sample: its
+    bandwidth estimate (BtlBw, payload) times its base RTT."""
+    import numpy as np
+
+    bw = np.asarray(run.flow["bw_estimate_mbps"][index], dtype=float)
+    return bw * 1e6 / 8 * rtt_ms / 1e3 / units.MSS_BYTES
+
+
+def over_own_bdp(run: Outcome, index: int, rtt_ms: float, lo: float, col: str = "inflight") -> float:
+    """The median over the window's samples (after ``lo`` s) of the flow's
+    ``col`` (in-flight, cwnd) over its own BDP: what the slides' "inflight
+    cap of 2 bdp" (L154, L182) is measured by, in every experiment."""
+    import numpy as np
+
+    ratio = in_own_bdps(run, index, rtt_ms, col)[run.t_s > lo]
+    ratio = ratio[np.isfinite(ratio)]
+    return float(np.median(ratio)) if ratio.size else float("nan")
+
+
+def in_own_bdps(run: Outcome, index: int, rtt_ms: float, col: str = "inflight") -> "np.ndarray":
+    """The flow's ``col`` over its own BDP, per sample (NaN before it has
+    a bandwidth estimate)."""
+    import numpy as np
+
+    bdp = own_bdp_packets(run, index, rtt_ms)
+    x = np.asarray(run.flow[col][index], dtype=float)
+    return np.divide(x, bdp, out=np.full(len(x), np.nan), where=bdp > 0)

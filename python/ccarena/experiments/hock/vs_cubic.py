@@ -1,14 +1,14 @@
 """hock-bbr-vs-cubic: 1 BBR vs 1 CUBIC and 2 BBR vs 2 CUBIC flows in the
 small and the large buffer.
 
-Slides (L115-L123): "Inter-Protocol Fairness - BBR vs. CUBIC: 1 Gbit/s, 1
+Slides (L129-L133): "Inter-Protocol Fairness - BBR vs. CUBIC: 1 Gbit/s, 1
 BBR flow vs. 1 CUBIC flow. Small buffers: BBR suppresses loss-based
-congestion control. Single BBR flow works as intended"; L127-L131: "2 BBR
+congestion control. Single BBR flow works as intended"; L137-L140: "2 BBR
 vs. 2 CUBIC Flows: Model mismatch: multiple BBR flows behave more
 aggressively. Loss-based congestion control flows get severely
-suppressed"; L163-L170 (backup): "Large buffers: BBR's inflight cap is
+suppressed"; L186-L192 (backup): "Large buffers: BBR's inflight cap is
 larger due to present queuing delay. BBR may loose against loss-based
-congestion control".
+congestion control". Claims: claims.toml.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import paper
-from .. import compare
-from ..common import half_range, key, markdown_table, mean, runs_of
+from ..common import key, markdown_table, mean, pct, runs_of
+from ..compare import spread
 from ..figures import Series, grouped_bars
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..verdict import Measured
 
 #: Flows per algorithm.
 PAIRS = (1, 2)
@@ -51,45 +52,23 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"n BBR and n CUBIC flows (n = {', '.join(map(str, PAIRS))}), all {paper.RTT_MS} ms, starting together, "
         f"{paper.RATE_MBPS / 1000:g} Gbit/s, buffers of {' and '.join(f'{b} ms' for b in bufs)}, "
         f"{paper.duration_s(quick):g} s, measured from {paper.window_from_s(quick):g} s. BBR's share: its flows' "
-        "summed share of the goodput. \"Suppresses\": BBR's share above 50% by more than its seed half-range; "
-        "\"may lose\": CUBIC ahead in at least one seed; \"more aggressive\" with two flows each: CUBIC's share at "
-        "2 vs 2 below 1 vs 1 by more than the two points' seed half-ranges together (docs/experiments.md).")
+        "summed share of the goodput.")
     for (n, b), xs in share.items():
         rep.numbers[f"bbr_share.{n}v{n}.{paper.bkey(b)}"] = mean(xs)
     small, large = paper.SMALL_MS, paper.LARGE_MS
-    one_small, two_small = share[(1, small)], share[(2, small)]
-    one_large = share[(1, large)]
-    cubic_1, cubic_2 = [1 - x for x in one_small], [1 - x for x in two_small]
-
-    def shown(xs: list[float]) -> str:
-        return f"BBR {100 * mean(xs):.1f}%"
-
-    rep.comparisons += [
-        compare.claim(f"1 vs 1, {small} ms buffer: BBR's share", "\"Small buffers: BBR suppresses loss-based "
-                      "congestion control\" (L122): > 50%", shown(one_small),
-                      mean(one_small) - half_range(one_small) > 0.5, spread_text=compare.spread(
-                          [100 * x for x in one_small], ".1f"),
-                      reason=f"CUBIC keeps {100 * (1 - mean(one_small)):.1f}%."),
-        compare.claim(f"1 vs 1, {large} ms buffer: does CUBIC win?", "\"BBR may loose against loss-based congestion "
-                      "control\" (L168): CUBIC ahead in some seed",
-                      f"CUBIC ahead in {sum(x < 0.5 for x in one_large)} of {len(one_large)} seeds "
-                      f"({shown(one_large)})", any(x < 0.5 for x in one_large),
-                      spread_text=compare.spread([100 * x for x in one_large], ".1f"),
-                      reason=f"BBR's share per seed: {', '.join(f'{100 * x:.0f}%' for x in one_large)}."),
-        compare.claim(f"{small} ms buffer: CUBIC's share, 2 vs 2 against 1 vs 1",
-                      "\"Loss-based congestion control flows get severely suppressed\" (L131): lower at 2 vs 2",
-                      f"{100 * mean(cubic_2):.1f}% vs {100 * mean(cubic_1):.1f}%",
-                      mean(cubic_1) - mean(cubic_2) > half_range(cubic_1) + half_range(cubic_2),
-                      spread_text=compare.spread([100 * x for x in cubic_2], ".1f"),
-                      reason=f"CUBIC's flows get {100 * mean(cubic_2):.1f}% together at 2 vs 2 against "
-                             f"{100 * mean(cubic_1):.1f}% at 1 vs 1 (seed ranges "
-                             f"{compare.spread([100 * x for x in cubic_2], '.1f')} and "
-                             f"{compare.spread([100 * x for x in cubic_1], '.1f')})."),
-        compare.ours_only(f"2 vs 2, {large} ms buffer: BBR's share", f"{100 * mean(share[(2, large)]):.1f}%",
-                          compare.spread([100 * x for x in share[(2, large)]], ".1f")),
-    ]
+    per_buffer = lambda f: {f"{b} ms": f(b) for b in bufs}  # noqa: E731
+    rep.measured["vs-cubic.suppresses"] = Measured(share[(1, small)], note=f"CUBIC keeps {pct(1 - mean(share[(1, small)]))}.")
+    rep.measured["vs-cubic.more-aggressive"] = Measured(
+        members=per_buffer(lambda b: [x2 - x1 for x1, x2 in zip(share[(1, b)], share[(2, b)], strict=True)]),
+        note="; ".join(f"{b} ms: BBR {pct(mean(share[(1, b)]))} at 1 vs 1, {pct(mean(share[(2, b)]))} at 2 vs 2"
+                       for b in bufs) + ".")
+    rep.measured["vs-cubic.severely-suppressed"] = Measured(
+        members=per_buffer(lambda b: [1 - x for x in share[(2, b)]]))
+    rep.measured["vs-cubic.may-lose"] = Measured(
+        share[(1, large)], note=f"CUBIC ahead in {sum(x < 0.5 for x in share[(1, large)])} of "
+                                f"{len(share[(1, large)])} seeds.")
     rows = [[f"{n} vs {n}", f"{b} ms", f"{100 * mean(share[(n, b)]):.1f}%",
-             compare.spread([100 * x for x in share[(n, b)]], ".1f"), f"{100 * mean(util[(n, b)]):.1f}%"]
+             spread([100 * x for x in share[(n, b)]], ".1f"), f"{100 * mean(util[(n, b)]):.1f}%"]
             for b in bufs for n in PAIRS]
     rep.sections.append(("BBR's share (mean over seeds)", markdown_table(
         ["flows", "buffer", "BBR's share", "range", "utilisation"], rows)))

@@ -1,0 +1,182 @@
+"""A paper's claims as data: ``experiments/<paper>/claims.toml``.
+
+Each ``[[claim]]`` is one statement of the paper, tested once:
+
+- ``id``: unique within the paper; ``experiment``: the experiment that
+  measures it (``hock-large-buffer``);
+- ``quote``: the paper's words, verbatim, and ``line``: where they start in
+  ``../shared/papers/<paper file>`` (a test checks both);
+- ``quantity``: what is measured, and ``metric``: how, in the paper's
+  definition (or ours, said so, where the paper gives none);
+- ``unit``, ``scale``, ``format``: how numbers are shown (a share of 0.43
+  with ``scale = 100``, ``unit = "%"``, ``format = ".1f"`` is "43.0%");
+- ``[claim.paper]``: what the paper states, one of
+    ``value = x`` (a number), ``between = [lo, hi]`` (a range),
+    ``at_least = lo`` / ``at_most = hi`` (a bound),
+    ``order = "increasing" | "decreasing"`` (over the members, in the order
+    the experiment measures them), or
+    ``shown = "why"`` (a word the paper gives no number for: shown, not judged);
+  with ``spread`` (the half-width the paper states, default 0) and
+  ``source`` (where the number, range or spread comes from: the paper's
+  words or figure, cited by line);
+- ``members``: for a claim about a set (buffers, RTTs, flows), ``"all"``
+  (every member the paper names must agree) or a count the paper states
+  (``members = 9`` of ten), with ``members_source`` citing it.
+
+Only :mod:`.verdict` turns a claim and an experiment's per-seed values into
+a verdict; experiment modules measure (``Report.measured``) and never judge.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+#: Where the papers' texts are, relative to the repository (DESIGN.md).
+PAPERS_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "papers"
+
+#: The kinds of statement ``[claim.paper]`` may hold, one per claim.
+KINDS = ("value", "between", "at_least", "at_most", "order", "shown")
+ORDERS = ("increasing", "decreasing")
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    experiment: str
+    quote: str
+    line: int
+    quantity: str
+    metric: str
+    #: The interval the paper's number, range or bound states (lo, hi);
+    #: None for an order or a shown claim.
+    interval: tuple[float, float] | None
+    order: str | None
+    #: Why a claim is shown and not judged (the paper's word without a number).
+    shown: str | None
+    spread: float
+    source: str
+    unit: str = ""
+    scale: float = 1.0
+    format: str = ".3g"
+    #: "all", a count of members that must agree, or None (one quantity).
+    members: str | int | None = None
+    members_source: str = ""
+
+    @property
+    def judged(self) -> bool:
+        return self.shown is None
+
+    def show(self, x: float, *, signed: bool = False) -> str:
+        return format(x * self.scale, ("+" if signed else "") + self.format) + self.unit
+
+    def stated(self) -> str:
+        """The paper's statement as numbers ("1.00-1.50 BDP", ">= 90.0%")."""
+        if self.shown is not None:
+            return "no number"
+        if self.order is not None:
+            return self.order
+        lo, hi = self.interval
+        if lo == hi:
+            return self.show(lo)
+        if hi == float("inf"):
+            return ">= " + self.show(lo)
+        if lo == -float("inf"):
+            return "<= " + self.show(hi)
+        return f"{self.show(lo)} to {self.show(hi)}"
+
+
+class ClaimsError(ValueError):
+    pass
+
+
+def _interval(where: str, stated: dict) -> tuple[tuple[float, float] | None, str | None, str | None]:
+    kinds = [k for k in KINDS if k in stated]
+    if len(kinds) != 1 and not (set(kinds) == {"at_least", "at_most"}):
+        raise ClaimsError(f"{where}: [claim.paper] needs exactly one of {', '.join(KINDS)} (got {kinds or 'none'})")
+    if "shown" in stated:
+        return None, None, str(stated["shown"])
+    if "order" in stated:
+        if stated["order"] not in ORDERS:
+            raise ClaimsError(f"{where}: order must be one of {', '.join(ORDERS)}")
+        return None, stated["order"], None
+    if "value" in stated:
+        x = float(stated["value"])
+        return (x, x), None, None
+    if "between" in stated:
+        lo, hi = (float(v) for v in stated["between"])
+    else:
+        lo, hi = float(stated.get("at_least", -float("inf"))), float(stated.get("at_most", float("inf")))
+    if lo > hi:
+        raise ClaimsError(f"{where}: the paper's interval is empty ({lo} > {hi})")
+    return (lo, hi), None, None
+
+
+def parse(text: str, origin: str) -> list[Claim]:
+    """The claims of one claims.toml (``origin`` names it in errors)."""
+    doc = tomllib.loads(text)
+    out: list[Claim] = []
+    for i, entry in enumerate(doc.get("claim", [])):
+        where = f"{origin}: claim {entry.get('id', i)!r}"
+        stated = dict(entry.get("paper", {}))
+        interval, order, shown = _interval(where, stated)
+        if shown is None and not str(stated.get("source", "")).strip():
+            raise ClaimsError(f"{where}: a judged claim cites its number's source ([claim.paper] source)")
+        members = entry.get("members")
+        if order is not None and members is None:
+            members = "all"
+        if members is not None and members != "all" and not (isinstance(members, int) and members > 0):
+            raise ClaimsError(f"{where}: members must be \"all\" or a positive count")
+        if isinstance(members, int) and not str(entry.get("members_source", "")).strip():
+            raise ClaimsError(f"{where}: a count of members cites where the paper states it (members_source)")
+        try:
+            out.append(Claim(
+                id=entry["id"], experiment=entry["experiment"], quote=entry["quote"], line=int(entry["line"]),
+                quantity=entry["quantity"], metric=entry["metric"], interval=interval, order=order, shown=shown,
+                spread=float(stated.get("spread", 0.0)), source=str(stated.get("source", "")),
+                unit=entry.get("unit", ""), scale=float(entry.get("scale", 1.0)), format=entry.get("format", ".3g"),
+                members=members, members_source=entry.get("members_source", ""),
+            ))
+        except KeyError as missing:
+            raise ClaimsError(f"{where}: missing {missing}") from None
+    ids = [c.id for c in out]
+    if len(set(ids)) != len(ids):
+        raise ClaimsError(f"{origin}: duplicate claim ids")
+    return out
+
+
+def claims_file(paper_key: str) -> Path:
+    return Path(__file__).resolve().parent / paper_key / "claims.toml"
+
+
+@cache
+def of_paper(paper_key: str) -> tuple[Claim, ...]:
+    """The paper's claims (none when its package has no claims.toml yet)."""
+    path = claims_file(paper_key)
+    if not path.exists():
+        return ()
+    return tuple(parse(path.read_text(), str(path.relative_to(path.parents[3]))))
+
+
+def of_experiment(paper_key: str, experiment: str) -> tuple[Claim, ...]:
+    return tuple(c for c in of_paper(paper_key) if c.experiment == experiment)
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def quote_found(claim: Claim, paper_text: str, span: int = 6) -> bool:
+    """Does the paper's text hold ``claim.quote`` starting on ``claim.line``
+    (continuing over at most ``span`` lines; whitespace and case aside)?"""
+    lines = paper_text.splitlines()
+    if not 1 <= claim.line <= len(lines):
+        return False
+    first = normalise(lines[claim.line - 1])
+    window = normalise(" ".join(lines[claim.line - 1:claim.line - 1 + span]))
+    quote = normalise(claim.quote)
+    # It starts on that line: its first words are there, and the whole is in the window.
+    head = " ".join(quote.split()[:3])
+    return quote in window and (head in first or quote in first)

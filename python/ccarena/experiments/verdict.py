@@ -1,0 +1,183 @@
+"""The one verdict engine: a claim (claims.py) and per-seed values in, a
+row of the "paper vs ccarena" table out, with the rule it applied written
+beside it in words and numbers.
+
+The rule (docs/experiments.md, "When a row agrees"), the same for every
+claim of every paper:
+
+    A number agrees with the paper when the distance from our mean over
+    the seeds to what the paper states (its value, its range, or the side
+    of its bound) is at most the larger of the paper's stated spread and
+    half our seed range (max - min over at least MIN_SEEDS seeds, / 2).
+
+    An order ("increasing" over a set) is that rule applied to each step:
+    the per-seed differences between neighbours against ">= 0" (or "<= 0").
+    A claim about a set agrees when every member agrees, or, where the
+    paper states a count ("in 9 of 10"), when that many do.
+    A word the paper gives no number for is shown, not judged.
+    Where an alternative metric the paper does not rule out flips the
+    verdict, the row says "depends on the metric" instead.
+
+Experiment modules put what they measured in ``Report.measured[claim id]``
+(:class:`Measured`); :func:`rows` judges every claim of the experiment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .claims import Claim
+from .framework import MIN_SEEDS, Comparison
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What an experiment measured for one claim: per-seed ``values``, or,
+    for a claim about a set, ``members`` (name -> per-seed values, in the
+    order an ``order`` claim runs over). ``alternatives``: the same
+    measured under another reasonable metric (name -> Measured) where the
+    paper's definition leaves room. ``note``: numbers from the same runs
+    that explain the result (shown beside a differing row)."""
+
+    values: Sequence[float] = ()
+    members: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    alternatives: Mapping[str, Measured] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class _Judged:
+    agrees: bool | None
+    ours: str
+    spread: str
+    rule: str
+
+
+def _stats(values: Sequence[float]) -> tuple[float, float, float, float]:
+    arr = np.asarray(values, dtype=float)
+    return float(arr.mean()), float(arr.min()), float(arr.max()), float(arr.max() - arr.min()) / 2
+
+
+def _distance(mean: float, lo: float, hi: float) -> float:
+    return lo - mean if mean < lo else (mean - hi if mean > hi else 0.0)
+
+
+def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float], stated: str,
+            *, signed: bool = False) -> _Judged:
+    """The rule for one number against the paper's interval."""
+    mean, lo_v, hi_v, half = _stats(values)
+    show = lambda x: claim.show(x, signed=signed)  # noqa: E731
+    spread = f"{show(lo_v)} to {show(hi_v)} ({len(values)} seeds)" if len(values) > 1 else ""
+    if len(values) < MIN_SEEDS:
+        return _Judged(None, show(mean), spread, f"not judged: {len(values)} seed(s), a verdict needs {MIN_SEEDS}")
+    dist = _distance(mean, *interval)
+    allowed = max(abs(claim.spread), half)
+    agrees = dist <= allowed + 1e-12 * max(1.0, abs(mean))
+    words = "agrees" if agrees else "differs"
+    rule = (f"paper {stated}; ours {show(mean)}, seeds {show(lo_v)} to {show(hi_v)}; distance "
+            f"{claim.show(dist)} {'<=' if agrees else '>'} {claim.show(allowed)} = max(paper spread "
+            f"{claim.show(abs(claim.spread))}, our half-range {claim.show(half)}): {words}")
+    return _Judged(agrees, show(mean), spread, rule)
+
+
+def _set(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+    """A number claim over every member of a set (or the paper's count)."""
+    parts = {name: _number(claim, vals, claim.interval, claim.stated()) for name, vals in members.items()}
+    return _combine(claim, parts, "member")
+
+
+def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+    names = list(members)
+    if len(names) < 2:
+        raise ValueError(f"claim {claim.id}: an order needs at least two members")
+    bound = (0.0, float("inf")) if claim.order == "increasing" else (-float("inf"), 0.0)
+    parts = {}
+    for a, b in zip(names, names[1:]):
+        xa, xb = np.asarray(members[a], float), np.asarray(members[b], float)
+        if len(xa) != len(xb):
+            raise ValueError(f"claim {claim.id}: members {a!r} and {b!r} have different seed counts")
+        parts[f"{a} -> {b}"] = _number(claim, list(xb - xa), bound, ">= 0" if bound[0] == 0 else "<= 0",
+                                       signed=True)
+    judged = _combine(claim, parts, "step")
+    ours = " < ".join if claim.order == "increasing" else " > ".join
+    means = [claim.show(float(np.mean(members[n]))) for n in names]
+    return _Judged(judged.agrees, ours(means) + f" ({', '.join(names)})", judged.spread, judged.rule)
+
+
+def _combine(claim: Claim, parts: Mapping[str, _Judged], what: str) -> _Judged:
+    verdicts = [p.agrees for p in parts.values()]
+    detail = "; ".join(f"{name}: {p.rule}" for name, p in parts.items())
+    ours = "; ".join(f"{name}: {p.ours}" for name, p in parts.items())
+    spread = "; ".join(f"{name}: {p.spread}" for name, p in parts.items() if p.spread)
+    if any(v is None for v in verdicts):
+        return _Judged(None, ours, spread, detail)
+    n_ok = sum(bool(v) for v in verdicts)
+    need = len(verdicts) if claim.members in ("all", None) else int(claim.members)
+    agrees = n_ok >= need
+    head = (f"every {what} must agree" if need == len(verdicts)
+            else f"{need} of {len(verdicts)} {what}s must agree ({claim.members_source})")
+    return _Judged(agrees, ours, spread,
+                   f"{head}; {n_ok} of {len(verdicts)} do: {'agrees' if agrees else 'differs'}. {detail}")
+
+
+def _judge(claim: Claim, measured: Measured) -> _Judged:
+    if claim.order is not None:
+        return _order(claim, measured.members)
+    if measured.members:
+        return _set(claim, measured.members)
+    return _number(claim, measured.values, claim.interval, claim.stated())
+
+
+def _shown(claim: Claim, measured: Measured) -> _Judged:
+    if measured.members:
+        parts = {n: _stats(v) for n, v in measured.members.items()}
+        ours = "; ".join(f"{n}: {claim.show(s[0])}" for n, s in parts.items())
+        spread = "; ".join(f"{n}: {claim.show(s[1])} to {claim.show(s[2])}" for n, s in parts.items()
+                           if len(measured.members[n]) > 1)
+    else:
+        mean, lo, hi, _ = _stats(measured.values)
+        ours = claim.show(mean)
+        spread = f"{claim.show(lo)} to {claim.show(hi)} ({len(measured.values)} seeds)" if len(measured.values) > 1 else ""
+    return _Judged(None, ours, spread, f"shown, not judged: {claim.shown}")
+
+
+def judge(claim: Claim, measured: Measured) -> Comparison:
+    """One claim's row."""
+    quote = f"\"{claim.quote}\" (L{claim.line})"
+    paper = quote if not claim.judged else f"{quote}: {claim.stated()}"
+    if not claim.judged:
+        j = _shown(claim, measured)
+        return Comparison(claim.quantity, paper, j.ours, j.spread, None, measured.note, rule=j.rule, claim=claim.id)
+    j = _judge(claim, measured)
+    rule = j.rule
+    depends = False
+    if j.agrees is not None and measured.alternatives:
+        alt = {name: _judge(claim, m) for name, m in measured.alternatives.items()}
+        flips = {name: a for name, a in alt.items() if a.agrees is not None and a.agrees != j.agrees}
+        rule += "".join(f" | with {name}: {a.ours}; {a.rule}" for name, a in alt.items())
+        if flips:
+            depends = True
+            rule = (f"depends on the metric: {'agrees' if j.agrees else 'differs'} with {claim.metric}, "
+                    f"{'differs' if j.agrees else 'agrees'} with {', '.join(flips)}. " + rule)
+    agrees = None if depends else j.agrees
+    reason = measured.note
+    if agrees is False and not reason:
+        reason = rule
+    return Comparison(claim.quantity, paper, j.ours, j.spread, agrees, reason, rule=rule, claim=claim.id,
+                      metric_dependent=depends)
+
+
+def rows(claims: Sequence[Claim], measured: Mapping[str, Measured], experiment: str) -> list[Comparison]:
+    """Every claim of an experiment, judged on what it measured. A claim
+    it did not measure, or a measurement no claim names, is a bug."""
+    ids = {c.id for c in claims}
+    unknown = set(measured) - ids
+    if unknown:
+        raise ValueError(f"{experiment}: measured values for claims not in its claims table: {sorted(unknown)}")
+    missing = [c.id for c in claims if c.id not in measured]
+    if missing:
+        raise ValueError(f"{experiment}: claims not measured: {missing}")
+    return [judge(c, measured[c.id]) for c in claims]

@@ -1,0 +1,195 @@
+"""Claims as data (experiments/<paper>/claims.toml) and the one verdict
+engine (experiments/verdict.py): the rule is applied as stated and
+printed beside the row, every quote is where its line says, and no
+migrated experiment module holds a threshold or decides a verdict."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from ccarena.experiments import claims, registry, verdict
+from ccarena.experiments.claims import ClaimsError
+from ccarena.experiments.framework import Report, Result
+from ccarena.experiments.verdict import Measured
+
+EXPERIMENTS_DIR = Path(claims.__file__).parent
+
+#: Paper packages whose claims are data. The others still build their rows
+#: with experiments/compare.py (to be moved, package by package).
+MIGRATED = ("hock",)
+
+
+def _claim(paper: str, **extra: object) -> claims.Claim:
+    body = "\n".join(f"{k} = {v}" for k, v in extra.items())
+    text = f"""
+[[claim]]
+id = "x"
+experiment = "e"
+quote = "q"
+line = 1
+quantity = "share"
+metric = "m"
+unit = "%"
+scale = 100
+format = ".1f"
+{body}
+[claim.paper]
+{paper}
+"""
+    return claims.parse(text, "test")[0]
+
+
+def test_a_number_agrees_within_the_larger_of_the_papers_spread_and_our_half_range():
+    c = _claim('value = 0.9\nsource = "L1"')
+    row = verdict.judge(c, Measured([0.86, 0.87, 0.88, 0.89, 0.90]))  # mean 0.88, half-range 0.02
+    assert row.agrees is True
+    assert "distance 2.0% <= 2.0% = max(paper spread 0.0%, our half-range 2.0%): agrees" in row.rule
+    row = verdict.judge(c, Measured([0.87, 0.875, 0.88, 0.88, 0.885]))  # mean 0.878, half-range 0.0075
+    assert row.agrees is False and row.rule.endswith("differs") and row.reason == row.rule
+    c = _claim('value = 0.9\nspread = 0.05\nsource = "L1: +-5%"')
+    assert verdict.judge(c, Measured([0.87, 0.875, 0.88, 0.88, 0.885])).agrees is True
+
+
+def test_a_range_and_a_bound_use_the_same_rule():
+    between = _claim('between = [1.0, 1.5]\nsource = "L1"')
+    assert verdict.judge(between, Measured([1.2] * 5)).agrees is True
+    at_least = _claim('at_least = 0.9\nsource = "L1"')
+    assert verdict.judge(at_least, Measured([0.893] * 5)).agrees is False  # 89.3% against "> 90%", no spread
+    assert verdict.judge(at_least, Measured([0.88, 0.89, 0.90, 0.91, 0.92])).agrees is True
+    assert verdict.judge(at_least, Measured([15.0] * 5)).agrees is True
+    ten_times = _claim('value = 10\nsource = "L1"')
+    assert verdict.judge(ten_times, Measured([15.0] * 5)).agrees is False  # "10 times" is not ">= 10"
+
+
+def test_the_range_claim_above_differs_by_its_distance():
+    between = _claim('between = [1.0, 1.5]\nsource = "L1"')
+    row = verdict.judge(between, Measured([1.55, 1.6, 1.6, 1.6, 1.65]))
+    assert row.agrees is False and "distance 10.0% > 5.0%" in row.rule
+
+
+def test_too_few_seeds_are_not_judged():
+    row = verdict.judge(_claim('value = 0.5\nsource = "L1"'), Measured([0.5]))
+    assert row.agrees is None and "not judged: 1 seed(s)" in row.rule
+
+
+def test_a_set_is_judged_whole_or_by_the_papers_count():
+    c = _claim('at_least = 0.9\nsource = "L1"', members='"all"')
+    good, bad = [0.95] * 5, [0.5] * 5
+    assert verdict.judge(c, Measured(members={"a": good, "b": good})).agrees is True
+    row = verdict.judge(c, Measured(members={"a": good, "b": bad}))
+    assert row.agrees is False and "1 of 2 do" in row.rule
+    count = _claim('at_least = 0.9\nsource = "L1"', members="2", members_source='"L1: in two of three"')
+    assert verdict.judge(count, Measured(members={"a": good, "b": good, "c": bad})).agrees is True
+
+
+def test_an_order_is_the_rule_on_each_steps_per_seed_differences():
+    c = _claim('order = "increasing"\nsource = "L1"')
+    rising = {"10 ms": [0.1] * 5, "20 ms": [0.2] * 5, "40 ms": [0.7] * 5}
+    assert verdict.judge(c, Measured(members=rising)).agrees is True
+    noisy = {"10 ms": [0.30, 0.31, 0.32, 0.33, 0.34], "20 ms": [0.34, 0.33, 0.32, 0.31, 0.30]}
+    # The differences (+0.04 ... -0.04) have mean 0: within their half-range of ">= 0".
+    assert verdict.judge(c, Measured(members=noisy)).agrees is True
+    falling = {"10 ms": [0.5] * 5, "20 ms": [0.4] * 5}
+    assert verdict.judge(c, Measured(members=falling)).agrees is False
+
+
+def test_a_word_without_a_number_is_shown_not_judged():
+    c = _claim('shown = "no number for close"')
+    row = verdict.judge(c, Measured([0.4, 0.5, 0.6, 0.5, 0.5]))
+    assert row.agrees is None and row.rule == "shown, not judged: no number for close" and row.ours == "50.0%"
+
+
+def test_an_alternative_metric_that_flips_the_verdict_makes_the_row_depend_on_it():
+    c = _claim('at_least = 0.9\nsource = "L1"')
+    row = verdict.judge(c, Measured([0.95] * 5, alternatives={"Jain per 0.1 s": Measured([0.5] * 5)}))
+    assert row.agrees is None and row.metric_dependent and row.verdict == "depends on the metric"
+    same = verdict.judge(c, Measured([0.95] * 5, alternatives={"whole run": Measured([0.97] * 5)}))
+    assert same.agrees is True and not same.metric_dependent
+
+
+@pytest.mark.parametrize("paper, problem", [
+    ("", "exactly one of"),
+    ('value = 1\nbetween = [0, 2]\nsource = "L1"', "exactly one of"),
+    ("value = 1", "cites its number's source"),
+    ('order = "up"\nsource = "L1"', "order must be one of"),
+    ('between = [2, 1]\nsource = "L1"', "interval is empty"),
+])
+def test_a_malformed_claim_is_refused_with_its_id(paper, problem):
+    with pytest.raises(ClaimsError, match=f"claim 'x'.*{problem}"):
+        _claim(paper)
+
+
+def test_measurements_and_claims_must_match_one_to_one():
+    c = _claim('value = 1\nsource = "L1"')
+    with pytest.raises(ValueError, match="claims not measured"):
+        verdict.rows([c], {}, "e")
+    with pytest.raises(ValueError, match="not in its claims table"):
+        verdict.rows([c], {"x": Measured([1.0]), "y": Measured([1.0])}, "e")
+
+
+@pytest.mark.parametrize("paper", registry.PAPERS, ids=lambda p: p.key)
+def test_every_quote_is_the_papers_own_words_at_its_line(paper):
+    text_file = claims.PAPERS_DIR / paper.file
+    if not text_file.exists():
+        pytest.skip(f"the papers' texts are not on this machine ({claims.PAPERS_DIR})")
+    text = text_file.read_text()
+    wrong = [(c.id, c.line, c.quote) for c in claims.of_paper(paper.key) if not claims.quote_found(c, text)]
+    assert not wrong
+
+
+@pytest.mark.parametrize("key", MIGRATED)
+def test_every_claim_names_an_experiment_of_its_paper(key):
+    names = {e.name for e in registry.EXPERIMENTS if registry.paper_of(e.name).key == key}
+    table = claims.of_paper(key)
+    assert table and {c.experiment for c in table} <= names
+
+
+#: What an experiment module of a migrated paper may not do: build a
+#: verdict (compare.numeric/share/relative/claim/bound, Comparison(...,
+#: agrees=...)) or define a module-level threshold next to a claim.
+FORBIDDEN_CALLS = {"numeric", "share", "relative", "claim", "bound", "within_spread", "fairer"}
+
+
+@pytest.mark.parametrize("key", MIGRATED)
+def test_no_experiment_module_of_a_migrated_paper_decides_a_verdict(key):
+    offenders = []
+    for path in sorted((EXPERIMENTS_DIR / key).glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
+                if (owner == "compare" and name in FORBIDDEN_CALLS) or name in ("within_spread", "fairer"):
+                    offenders.append(f"{path.name}:{node.lineno} {owner}.{name}")
+                if name == "Comparison" and any(k.arg == "agrees" for k in node.keywords):
+                    offenders.append(f"{path.name}:{node.lineno} Comparison(agrees=...)")
+            if isinstance(node, ast.ImportFrom) and node.module == "compare":
+                bad = {a.name for a in node.names} & FORBIDDEN_CALLS
+                if bad:
+                    offenders.append(f"{path.name}:{node.lineno} imports {sorted(bad)}")
+    assert not offenders
+
+
+def test_no_report_or_experiment_cites_an_issue():
+    pattern = re.compile(r"\bissue[s]? ?#?\d+", re.IGNORECASE)
+    offenders = [f"{p.relative_to(EXPERIMENTS_DIR)}:{i}" for p in sorted(EXPERIMENTS_DIR.rglob("*"))
+                 if p.suffix in (".py", ".toml")
+                 for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    assert not offenders
+
+
+def test_the_framework_puts_the_judged_claims_first_with_their_rule():
+    exp = registry.get("hock-rtt")
+    rep = Report(measured={"rtt.order": Measured(members={"20 ms": [0.01] * 5, "40 ms": [0.03] * 5,
+                                                          "80 ms": [0.96] * 5}),
+                           "rtt.inflight-cap": Measured(members={"20 ms": [2.0] * 5, "40 ms": [2.1] * 5,
+                                                                 "80 ms": [1.9] * 5})})
+    result = Result.of(exp, "hock", rep, quick=False)
+    assert [r.claim for r in result.rows] == ["rtt.order", "rtt.inflight-cap"]
+    assert all(r.rule for r in result.rows)
+    assert result.rows[0].agrees is True and result.rows[1].agrees is False  # 2.1 and 1.9 against exactly 2
