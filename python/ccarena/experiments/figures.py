@@ -49,6 +49,9 @@ class Panel:
     ymax: float | None = None
     step: bool = False  # draw as steps (gains, modes)
     logy: bool = False
+    #: A log scale above this value and a linear one below it (matplotlib's
+    #: "symlog"), so that zero is drawn at zero, not clipped to a floor.
+    symlog: float | None = None
     #: Legend position ("best" lets matplotlib find the emptiest corner).
     legend_loc: str = "upper right"
     #: A count (packets): whole-number ticks only.
@@ -120,6 +123,8 @@ def time_panels(
         ax.set_ylabel(panel.ylabel)
         if panel.logy:
             ax.set_yscale("log")
+        if panel.symlog is not None:
+            ax.set_yscale("symlog", linthresh=panel.symlog)
         if panel.integer:
             from matplotlib.ticker import MaxNLocator
 

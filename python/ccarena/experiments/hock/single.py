@@ -12,13 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+
 from . import paper
+from .. import traces
 from ..common import key, markdown_table, mean, runs_of
-from ..figures import Series, grouped_bars
+from ..figures import Line, Panel, time_panels
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 from ..verdict import Measured
 
 RATES_MBPS = (paper.RATE_MBPS, paper.HIGH_RATE_MBPS)
+#: The slides' single-flow picture: throughput and RTT over time.
+COLUMNS = ("goodput_mbps", "rtt_ms")
 
 
 def rkey(rate_mbps: float) -> str:
@@ -28,7 +33,7 @@ def rkey(rate_mbps: float) -> str:
 def runs(quick: bool) -> list[RunSpec]:
     return [RunSpec(key(paper.BBR.name, seed, rate=rkey(r)),
                     paper.scenario([paper.flow(paper.BBR, paper.RTT_MS)], seed=seed, quick=quick,
-                                   buffer_ms=paper.LARGE_MS, rate_mbps=r, interval=None))
+                                   buffer_ms=paper.LARGE_MS, rate_mbps=r), COLUMNS)
             for r in RATES_MBPS for seed in paper.seeds(quick)]
 
 
@@ -56,15 +61,17 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     rep.sections.append(("Per rate (mean over seeds)", markdown_table(
         ["rate", "utilisation", "mean RTT (ms)", "mean queueing delay (ms)", "retransmits"], rows)))
     if fig_dir is not None:
-        grouped_bars(fig_dir / "single.png", f"One BBR flow, {paper.RTT_MS} ms, {paper.LARGE_MS}-ms buffer",
-                     [rkey(r) for r in RATES_MBPS],
-                     [Series("utilisation (%)", [100 * mean(util[r]) for r in RATES_MBPS],
-                             [100 * min(util[r]) for r in RATES_MBPS], [100 * max(util[r]) for r in RATES_MBPS]),
-                      Series("mean RTT (% of base)", [100 * mean(rtt[r]) for r in RATES_MBPS],
-                             [100 * min(rtt[r]) for r in RATES_MBPS], [100 * max(rtt[r]) for r in RATES_MBPS])],
-                     ylabel="percent", ylim=(0.0, 150.0), hline=(100.0, "full link / base RTT"))
-        rep.figures.append(Figure("single.png", "one flow: utilisation and mean RTT against the base RTT (mean, "
-                                                "seed range)"))
+        t = per[RATES_MBPS[0]][0].t_s
+        time_panels(
+            fig_dir / "single.png", f"One BBR flow (Linux 4.9), {paper.RTT_MS} ms, {paper.LARGE_MS}-ms buffer "
+            f"(seed {seeds[0]})", t,
+            [Panel("goodput, payload (% of the link rate)", [Line(rkey(r), 100 * per[r][0].flow["goodput_mbps"][0] / r)
+                                               for r in RATES_MBPS], ymax=110.0),
+             Panel("RTT (ms)", [Line(rkey(r), traces.rtt(per[r][0])) for r in RATES_MBPS]
+                   + [Line("base RTT", np.full(len(t), float(paper.RTT_MS)), style={"color": "gray", "ls": ":"})])],
+            spans=[(paper.window_from_s(quick), float(t[-1]), "window")])
+        rep.figures.append(Figure("single.png", "one flow's goodput (share of the link) and RTT over time, at each "
+                                                "rate, as the slides draw them"))
     return paper.finish(rep, quick)
 
 
