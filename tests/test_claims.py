@@ -20,7 +20,7 @@ EXPERIMENTS_DIR = Path(claims.__file__).parent
 
 #: Paper packages whose claims are data. The others still build their rows
 #: with experiments/compare.py (to be moved, package by package).
-MIGRATED = ("hock",)
+MIGRATED = ("hock", "bbr")
 
 
 def _claim(paper: str, **extra: object) -> claims.Claim:
@@ -95,6 +95,17 @@ def test_an_order_is_the_rule_on_each_steps_per_seed_differences():
     assert verdict.judge(c, Measured(members=noisy)).agrees is True
     falling = {"10 ms": [0.5] * 5, "20 ms": [0.4] * 5}
     assert verdict.judge(c, Measured(members=falling)).agrees is False
+
+
+def test_constant_is_the_rule_on_each_steps_differences_against_zero():
+    c = _claim('order = "constant"\nsource = "L1"')
+    flat = {"10 kB": [1.0, 1.1, 0.9, 1.0, 1.0], "20 kB": [1.05, 1.0, 1.0, 0.95, 1.0]}
+    # The differences (+0.05 ... -0.1) have mean 0 and half-range 0.1: within it of "= 0".
+    row = verdict.judge(c, Measured(members=flat))
+    assert row.agrees is True and "paper = 0" in row.rule
+    rising = {"10 kB": [1.0] * 5, "20 kB": [2.0] * 5, "50 kB": [2.0] * 5}
+    row = verdict.judge(c, Measured(members=rising))
+    assert row.agrees is False and "1 of 2 do" in row.rule and row.ours.startswith("100.0% -> 200.0% -> 200.0%")
 
 
 def test_a_word_without_a_number_is_shown_not_judged():

@@ -13,8 +13,9 @@ Each ``[[claim]]`` is one statement of the paper, tested once:
 - ``[claim.paper]``: what the paper states, one of
     ``value = x`` (a number), ``between = [lo, hi]`` (a range),
     ``at_least = lo`` / ``at_most = hi`` (a bound),
-    ``order = "increasing" | "decreasing"`` (over the members, in the order
-    the experiment measures them), or
+    ``order = "increasing" | "decreasing" | "constant"`` (over the members,
+    in the order the experiment measures them; "constant": no change from
+    one member to the next, "independent of the buffer size"), or
     ``shown = "why"`` (a word the paper gives no number for: shown, not judged);
   with ``spread`` (the half-width the paper states, default 0) and
   ``source`` (where the number, range or spread comes from: the paper's
@@ -39,7 +40,7 @@ PAPERS_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "papers"
 
 #: The kinds of statement ``[claim.paper]`` may hold, one per claim.
 KINDS = ("value", "between", "at_least", "at_most", "order", "shown")
-ORDERS = ("increasing", "decreasing")
+ORDERS = ("increasing", "decreasing", "constant")
 
 
 @dataclass(frozen=True)

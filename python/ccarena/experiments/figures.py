@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,11 +203,15 @@ def sweep(
     reference: Series | None = None,
     integer_x: bool = False,
     logy: bool = False,
+    hlines: Sequence[tuple[float, str, Mapping[str, Any]]] = (),
 ) -> None:
     """Each series' mean against ``x``, with its seed range as error bars.
 
     ``reference`` is a curve drawn as a reference, not as data (grey,
-    dashed, no markers; e.g. the fair share 1/(N+1)); ``integer_x`` puts a
+    dashed, no markers, unless its style says otherwise; e.g. the fair share
+    1/(N+1)); ``hline`` one horizontal line (dark grey, dashed), ``hlines``
+    several, each (y, label, style) with its own style over the same
+    defaults, so that no two legend entries look alike; ``integer_x`` puts a
     tick at each x (counts: no fractional ticks); ``logy`` uses a log
     y-axis with plain-number ticks (1-2-5 from 0.1 to 100: shares in
     percent, delays in seconds).
@@ -217,10 +221,10 @@ def sweep(
     for s in series:
         ax.errorbar(x, s.mean, yerr=_errors(s), marker="o", capsize=3, linewidth=1.2, label=s.label, **s.style)
     if reference is not None:
-        ax.plot(x, reference.mean, color="gray", linestyle="--", linewidth=1.0, label=reference.label, zorder=1,
-                **reference.style)
-    if hline is not None:
-        ax.axhline(hline[0], color="dimgray", linestyle="--", linewidth=0.8, label=hline[1])
+        ax.plot(x, reference.mean, label=reference.label, zorder=1,
+                **{"color": "gray", "linestyle": "--", "linewidth": 1.0, **reference.style})
+    for y, label, style in ([(hline[0], hline[1], {})] if hline is not None else []) + list(hlines):
+        ax.axhline(y, label=label, **{"color": "dimgray", "linestyle": "--", "linewidth": 0.8, **style})
     if logx:
         ax.set_xscale("log")
         ax.set_xticks(list(x))

@@ -11,7 +11,8 @@ claim of every paper:
     half our seed range (max - min over at least MIN_SEEDS seeds, / 2).
 
     An order ("increasing" over a set) is that rule applied to each step:
-    the per-seed differences between neighbours against ">= 0" (or "<= 0").
+    the per-seed differences between neighbours against ">= 0" (or "<= 0",
+    or "= 0" for "constant": independent of the member).
     A claim about a set agrees when every member agrees, or, where the
     paper states a count ("in 9 of 10"), when that many do.
     A word the paper gives no number for is shown, not judged.
@@ -93,16 +94,16 @@ def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
     names = list(members)
     if len(names) < 2:
         raise ValueError(f"claim {claim.id}: an order needs at least two members")
-    bound = (0.0, float("inf")) if claim.order == "increasing" else (-float("inf"), 0.0)
+    bound, stated = {"increasing": ((0.0, float("inf")), ">= 0"), "decreasing": ((-float("inf"), 0.0), "<= 0"),
+                     "constant": ((0.0, 0.0), "= 0")}[claim.order]
     parts = {}
     for a, b in zip(names, names[1:]):
         xa, xb = np.asarray(members[a], float), np.asarray(members[b], float)
         if len(xa) != len(xb):
             raise ValueError(f"claim {claim.id}: members {a!r} and {b!r} have different seed counts")
-        parts[f"{a} -> {b}"] = _number(claim, list(xb - xa), bound, ">= 0" if bound[0] == 0 else "<= 0",
-                                       signed=True)
+        parts[f"{a} -> {b}"] = _number(claim, list(xb - xa), bound, stated, signed=True)
     judged = _combine(claim, parts, "step")
-    ours = " < ".join if claim.order == "increasing" else " > ".join
+    ours = {"increasing": " < ", "decreasing": " > ", "constant": " -> "}[claim.order].join
     means = [claim.show(float(np.mean(members[n]))) for n in names]
     return _Judged(judged.agrees, ours(means) + f" ({', '.join(names)})", judged.spread, judged.rule)
 

@@ -15,7 +15,9 @@ estimate. ... BBR periodically spends an RTprop interval at a pacing_gain
 changed, then a queue is created at the bottleneck, increasing RTT, which
 keeps deliveryRate constant. (This queue is removed by sending at a
 compensating pacing_gain < 1 for the next RTprop.)" L207: "Each phase
-normally lasts for the estimated RTprop."
+normally lasts for the estimated RTprop." The claims (the RTT rise, the
+constant delivery rate, the queue removed, one BDP in flight, the phase
+length) are in claims.toml; this module measures them per seed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .. import compare, traces
 from ..common import key, markdown_table, mean, runs_of
 from ..figures import Line, Panel, time_panels
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..verdict import Measured
 
 #: Up to the first ProbeRTT (10 s after the first RTprop sample).
 DURATION_S = 10.0
@@ -48,8 +51,6 @@ DRAIN_GAIN = 0.75
 #: Delivery rate as the sender samples it: data delivered over about one
 #: round trip; the receiver's goodput averaged over the base RTT.
 RATE_WINDOW_MS = paper.LAB_RTT_MS
-#: ProbeBW's cwnd cap, in BDPs (cwnd_gain, L207: "stays constant at two").
-CWND_GAIN = 2.0
 
 
 def runs(quick: bool) -> list[RunSpec]:
@@ -110,14 +111,6 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"receiver's goodput averaged over {RATE_WINDOW_MS} ms (a sender's delivery-rate sample spans about one "
         "round trip); the probe's over the following cruising phases'."
     )
-    rep.setup.append(
-        f"Words that need a number: the probe \"increases RTT\" when it rises by more than one packet's serialisation "
-        f"({ser:.1f} ms at {paper.LAB_RATE_MBPS} Mbit/s, the smallest queue there is); the 3/4 phase \"removes\" the "
-        "queue when less than one packet's worth of RTT rise is left after it; the delivery rate is \"constant\" when "
-        "the probe's rate is closer to the cruising rate than to 5/4 of it (what the same probe gives when BtlBw has "
-        "grown, bbr-fig3); \"one BDP in flight\" when the median in-flight is closer to 1 BDP than to the 2-BDP cwnd "
-        "cap (L207)."
-    )
     per_probe = [probes(r) for r in per]
     rise = [mean([p["peak"] - p["pre"] for p in ps]) for ps in per_probe]
     left = [mean([p["post"] - p["pre"] for p in ps]) for ps in per_probe]
@@ -142,45 +135,27 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                        ("probes", n_probes)):
         rep.numbers[f"bbr.{name}"] = mean(vals)
     expected_rise = (PROBE_GAIN - 1) * mean(rtprop)
-    def spread(vals: list[float], fmt: str) -> str:
-        return compare.spread(vals, fmt)
-
-    rep.comparisons += [
-        compare.claim(
-            "RTT rise while the 5/4 phase's data arrives",
-            "\"a queue is created at the bottleneck, increasing RTT\" (L109)",
-            f"+{mean(rise):.1f} ms ({mean(rise) / mean(rtprop):.2f} RTprop; a 5/4 gain for one RTprop adds "
-            f"{expected_rise:.1f} ms)", (min(rise) > ser), spread_text=spread(rise, ".1f"),
-            reason=f"over {min(n_probes)}-{max(n_probes)} probes per seed."),
-        compare.claim(
-            "delivery rate while the 5/4 phase's data arrives / cruising",
-            "\"which keeps deliveryRate constant\" (L109)", f"{mean(rate):.3f} (worst probe {max(rate_worst):+.3f})",
-            all(abs(r - 1) < abs(r - PROBE_GAIN) for r in rate),
-            spread_text=spread(rate, ".3f")),
-        compare.claim(
-            "RTT rise left once the 3/4 phase's data has arrived",
-            "\"This queue is removed by sending at a compensating pacing_gain < 1 for the next RTprop\" (L109)",
-            f"{mean(left):.1f} ms of {mean(rise):.1f} ms ({100 * mean(removed):.0f}% removed)",
-            (max(left) <= ser), spread_text=spread(left, ".1f"),
-            reason=_left_reason(left, down_ms, rtprop, infl_end, bdp, ser, pre_drift)),
-        compare.claim(
-            "median in-flight in steady ProbeBW", "\"spending most of its time with one BDP in flight\" (L109)",
-            f"{mean(infl):.2f} BDP ({mean(infl) * bdp:.0f} packets; 1 BDP = {bdp:.1f})",
-            all(abs(x - 1) < abs(x - CWND_GAIN) for x in infl),
-            spread_text=spread(infl, ".2f"),
-            reason=f"the excess over 1 BDP is the standing queue (bbr-fig4-5) plus the packets in the receiver's "
-                   f"delayed ACKs; the 2-BDP cwnd cap is {2 * bdp:.0f} packets."),
-        compare.ours_only("BtlBw filter (median) / link payload rate",
-                          f"{mean(bw):.2f} / {link:.2f} Mbit/s", spread(bw, ".2f"),
+    rep.measured["fig2.rtt-rise"] = Measured(
+        rise, note=f"{mean(rise) / mean(rtprop):.2f} RTprop over {min(n_probes)}-{max(n_probes)} probes per seed; a "
+                   f"5/4 gain for a whole RTprop would queue 1/4 BDP, {expected_rise:.1f} ms (L207), and Linux ends "
+                   "the 5/4 phase once in-flight reaches 5/4 of the BDP estimate.")
+    rep.measured["fig2.rate-constant"] = Measured(rate, note=f"the probe farthest from its cruising rate is "
+                                                             f"{max(rate_worst):+.3f} off.")
+    rep.measured["fig2.queue-removed"] = Measured(
+        left, note=f"{mean(left):.1f} of {mean(rise):.1f} ms ({100 * mean(removed):.0f}% removed); "
+                   + _left_reason(left, down_ms, rtprop, infl_end, bdp, ser, pre_drift))
+    rep.measured["fig2.one-bdp"] = Measured(
+        infl, note=f"{mean(infl) * bdp:.0f} packets (1 BDP = {bdp:.1f}): the excess over 1 BDP is the standing queue "
+                   f"(bbr-fig4-5) plus the packets in the receiver's delayed ACKs; the 2-BDP cwnd cap is "
+                   f"{2 * bdp:.0f} packets.")
+    rep.measured["fig2.phase-length"] = Measured(
+        phase_ratio, note=f"{1e3 * mean(cycle) / 8:.1f} / {mean(rtprop):.1f} ms; Linux ends the 5/4 phase only once "
+                          "in-flight reaches 5/4 BDP and the 3/4 phase as soon as it falls to the BDP estimate.")
+    rep.comparisons.append(
+        compare.ours_only("BtlBw filter (median) / link payload rate", f"{mean(bw):.2f} / {link:.2f} Mbit/s",
+                          compare.spread(bw, ".2f"),
                           note="L105: \"The thick gray line above the delivery-rate data is the state of the BtlBw "
-                               "max filter\" (no number)."),
-        compare.ours_only("gain phase (cycle / 8) / RTprop (lowest RTT sample)",
-                          f"{1e3 * mean(cycle) / 8:.1f} / {mean(rtprop):.1f} ms ({mean(phase_ratio):.2f})",
-                          spread(phase_ratio, ".2f"),
-                          note="L207: \"Each phase normally lasts for the estimated RTprop\" (no number); Linux "
-                               "ends the 5/4 phase only once in-flight reaches 5/4 BDP and the 3/4 phase as soon as "
-                               "it falls to the BDP estimate."),
-    ]
+                               "max filter\" (no number)."))
 
     rows = [[str(s), str(n), f"{r:.1f}", f"{lf:.1f}", f"{q:.3f}", f"{i:.2f}", f"{1e3 * c:.0f}"]
             for s, n, r, lf, q, i, c in zip(seeds, n_probes, rise, left, rate, infl, cycle)]

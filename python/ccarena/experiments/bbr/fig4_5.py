@@ -15,6 +15,7 @@ CUBIC can't." L125: "Figure 5 shows RTT behavior during the first eight
 seconds of the connections shown in figure 4. CUBIC (red) fills the
 available buffer, then cycles from 70 to 100 percent full every few
 seconds. After startup, BBR (green) runs with essentially no queue."
+Claims: claims.toml; this module measures them per seed.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ import numpy as np
 
 from . import paper
 from ... import units
-from .. import compare, traces
+from .. import traces
 from ..common import key, markdown_table, mean, runs_of
 from ..figures import Line, Panel, time_panels
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..verdict import Measured
 
 VARIANTS = (paper.BBR, paper.CUBIC)
 BBR, CUBIC = (v.name for v in VARIANTS)
@@ -40,17 +42,10 @@ DURATION_S = 8.0
 FIG4_S = 1.0
 INTERVAL = "1ms"
 COLUMNS = ("goodput_mbps", "cwnd", "inflight", "rtt_ms", "cc_mode", "pacing_gain", "bw_estimate_mbps")
-#: "Cycles from 70 to 100 percent full": numbers the paper states in tens
-#: of percent, taken to +-5 percentage points.
-FILL_LOW = 0.70
-FILL_PRECISION = 0.05
-#: "Fills the buffer": the queue comes within one packet of the buffer.
-#: "Essentially no queue": no more than the 5/4 probe itself queues by
-#: design, 1/4 BDP (L109, L207).
-PROBE_QUEUE_BDP = 0.25
 #: CUBIC's multiplicative decrease (cc/cubic.c: beta = 717/1024).
 CUBIC_BETA = 717 / 1024
-#: "Reaches BtlBw": the estimate within 5% of the link's payload rate.
+#: The metric's "discovers BtlBw" (claims.toml): the estimate within 5%
+#: of the link's payload rate.
 REACH = 0.95
 
 
@@ -116,31 +111,40 @@ def cubic_fill(run: Outcome, buffer_pkts: float) -> dict[str, float]:
             "cwnd_peak": float(before_loss.max()), "cwnd_after": float(after_loss.min())}
 
 
+def _cubic_cut(c: list[dict[str, float]], predicted_fill: float) -> str:
+    """Why CUBIC's queue falls back where it does: its beta cut."""
+    return (f"CUBIC cuts cwnd to beta = {CUBIC_BETA:.2f} of what it was at the loss (from "
+            f"{_avg(c, 'cwnd_peak'):.0f} to {_avg(c, 'cwnd_after'):.0f} packets), which "
+            f"leaves beta x (BDP + buffer) - BDP queued: {100 * predicted_fill:.1f}% of a {paper.BUFFER_BDP:g}-BDP "
+            "buffer (70% is reached only as the buffer grows to many BDPs; the paper's buffer is not given).")
+
+
+def _avg(runs: list[dict[str, float]], name: str) -> float:
+    """The mean over the seeds of one measured quantity."""
+    return mean([r[name] for r in runs])
+
+
 def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
     seeds = paper.seeds(quick)
     bdp = paper.bdp_packets(paper.LAB_RATE_MBPS, paper.LAB_RTT_MS)
-    buffer_pkts = paper.BUFFER_BDP * bdp
+    # The full packets the buffer holds (a droptail queue of bytes).
+    buffer_pkts = float(math.floor(paper.BUFFER_BDP * bdp))
     per = {cc: runs_of(outcomes, cc, seeds) for cc in (BBR, CUBIC)}
     b = [bbr_startup(r) for r in per[BBR]]
     c = [cubic_fill(r, buffer_pkts) for r in per[CUBIC]]
-    log2_bdp = math.log2(bdp)
     predicted_fill = (CUBIC_BETA * (1 + paper.BUFFER_BDP) - 1) / paper.BUFFER_BDP
     rep = Report(setup=list(paper.SETUP))
     rep.setup += [
         f"One flow, BBR or CUBIC, {paper.LAB_RATE_MBPS} Mbit/s, {paper.LAB_RTT_MS} ms, buffer {paper.BUFFER_BDP:g} BDP "
-        f"({buffer_pkts:.0f} packets), {DURATION_S:g} s, telemetry every {INTERVAL}. The time/sequence plot is drawn "
-        "from the flow's telemetry: the receiver's progress is its cumulative in-order goodput, the sender's that plus "
-        "its in-flight data.",
-        f"BBR \"drains its startup queue completely\" when the smallest bottleneck queue in the first gain cycle after "
-        "Drain is no larger than what ProbeBW keeps anyway (the largest per-cycle minimum of the queue over the rest "
-        "of the run): nothing of Startup's queue is left. \"Essentially no queue\": the median queue after that first "
-        f"cycle is at most the 1/4 BDP ({PROBE_QUEUE_BDP * bdp:.1f} packets) the 5/4 probe queues by design (L109, "
-        f"L207). \"Discovers BtlBw in log2BDP RTTs\" (L117): the BtlBw estimate comes within {100 * (1 - REACH):.0f}% "
-        f"of the link's payload rate within log2({bdp:.1f} packets) = {log2_bdp:.1f} rounds (rounds: the sum of dt / "
-        "RTT from the start).",
-        f"CUBIC \"fills the available buffer\" when the queue comes within one packet of it; \"cycles from 70 to 100 "
-        f"percent full\": after that first fill, the queue's lowest and highest fill, with the paper's round 70% taken "
-        f"to +-{100 * FILL_PRECISION:.0f} points.",
+        f"({buffer_pkts:.0f} full packets), {DURATION_S:g} s, telemetry every {INTERVAL}. The time/sequence plot is "
+        "drawn from the flow's telemetry: the receiver's progress is its cumulative in-order goodput, the sender's "
+        "that plus its in-flight data.",
+        "What is left of Startup's queue: the smallest bottleneck queue in the first gain cycle after Drain less what "
+        "ProbeBW keeps anyway (the largest per-cycle minimum of the queue over the rest of the run). BBR has "
+        f"\"discovered BtlBw\" when its estimate comes within {100 * (1 - REACH):.0f}% of the link's payload rate; "
+        f"rounds are the sum of dt / RTT from the start; log2 of the BDP ({bdp:.1f} packets) is {math.log2(bdp):.2f}.",
+        "CUBIC's fill of the buffer: the queue in full packets over the full packets the buffer holds; its low is "
+        "the queue's minimum after it first fills (within one packet).",
     ]
     for name, vals in (("startup_peak_pkts", [x["startup_peak_pkts"] for x in b]),
                        ("exit_s", [x["exit_s"] for x in b]), ("reach_rounds", [x["reach_rounds"] for x in b]),
@@ -152,60 +156,41 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     for name in ("first_full_s", "fill_min", "fill_max", "gap_s"):
         rep.numbers[f"cubic.{name}"] = mean([x[name] for x in c])
     rep.numbers["cubic.fill_min_predicted"] = predicted_fill
-    rep.numbers["bbr.probe_queue_pkts"] = PROBE_QUEUE_BDP * bdp
 
-    reach_rounds = [x["reach_rounds"] for x in b]
     first_min = [x["first_cycle_min_pkts"] for x in b]
     kept = [x["steady_cycle_min_max_pkts"] for x in b]
-    steady_bdp = [x["steady_median_bdp"] for x in b]
-    fill_min = [x["fill_min"] for x in c]
-    fill_max = [x["fill_max"] for x in c]
-    rep.comparisons += [
-        compare.bound("BBR: rounds until the BtlBw estimate reaches the link rate",
-                      f"\"discovers BtlBw in log2BDP RTTs\" (L117): <= {log2_bdp:.1f} rounds", reach_rounds, log2_bdp,
-                      below=True, scale=1, fmt=".1f", unit=" rounds", spread_text=compare.spread(reach_rounds, ".1f"),
-                      reason=f"the estimate reaches {REACH * paper.payload_mbps(paper.LAB_RATE_MBPS):.2f} Mbit/s "
-                             f"{1e3 * mean([x['reach_s'] for x in b]):.0f} ms after the start, starting from the "
-                             "10-packet initial window."),
-        compare.ours_only("BBR: Startup's peak queue", f"{mean([x['startup_peak_pkts'] for x in b]):.0f} packets "
-                          f"({mean([x['startup_peak_pkts'] for x in b]) / bdp:.2f} BDP)",
-                          note="L117: \"creates up to 2BDP excess queue\"; Startup leaves "
-                               f"{mean([x['plateau_rounds'] for x in b]):.1f} rounds after the estimate stops growing "
-                               f"(L221: three rounds), at {1e3 * mean([x['drain_s'] for x in b]):.0f} ms; ProbeBW "
-                               f"begins at {1e3 * mean([x['exit_s'] for x in b]):.0f} ms."),
-        compare.claim("BBR: smallest queue in the first gain cycle after Drain",
-                      "\"BBR completely drains its startup queue\" (L123)",
-                      f"{mean(first_min):.1f} packets (ProbeBW keeps {mean(kept):.1f} per cycle later)",
-                      all(f <= k for f, k in zip(first_min, kept)), spread_text=compare.spread(first_min, ".1f"),
-                      reason=f"Drain ends at in-flight {mean([x['inflight_at_exit'] for x in b]):.1f} packets "
-                             f"(1 BDP = {bdp:.1f}): Linux's target is the BDP estimate plus a quantization allowance "
-                             "of a few packets, which stay queued."),
-        compare.claim("BBR: median queue after the first gain cycle",
-                      "\"After startup, BBR (green) runs with essentially no queue\" (L125)",
-                      f"{mean([x['steady_median_pkts'] for x in b]):.1f} packets ({mean(steady_bdp):.2f} BDP; RTT "
-                      f"{mean([x['rtt_after_ms'] for x in b]):.1f} ms against {mean([x['startup_rtt_ms'] for x in b]):.0f} "
-                      "in Startup)", all(s <= PROBE_QUEUE_BDP for s in steady_bdp),
-                      spread_text=compare.spread(steady_bdp, ".2f"),
-                      reason="the standing queue BBR's in-flight target (BDP estimate plus the quantization allowance) "
-                             "keeps."),
-        compare.claim("CUBIC: fills the buffer", "\"CUBIC (red) fills the available buffer\" (L125)",
-                      f"first full at {mean([x['first_full_s'] for x in c]):.2f} s", all(np.isfinite(
-                          [x["first_full_s"] for x in c]))),
-        compare.numeric("CUBIC: lowest fill after the first fill (\"cycles from 70 to 100 percent full\", L125)",
-                        FILL_LOW, fill_min, fmt=".0f", unit="%", scale=100,
-                        tol=FILL_PRECISION,
-                        reason=f"CUBIC cuts cwnd to beta = {CUBIC_BETA:.2f} of what it was at the loss (from "
-                               f"{mean([x['cwnd_peak'] for x in c]):.0f} to {mean([x['cwnd_after'] for x in c]):.0f} "
-                               f"packets), which leaves beta x (BDP + buffer) - BDP queued: "
-                               f"{100 * predicted_fill:.1f}% of a {paper.BUFFER_BDP:g}-BDP buffer (70% is reached "
-                               "only as the buffer grows to many BDPs; the paper's buffer is not given)."),
-        compare.numeric("CUBIC: highest fill after the first fill (the same sentence)", 1.0, fill_max, fmt=".0f", unit="%", scale=100,
-                        tol=FILL_PRECISION),
-        compare.ours_only("CUBIC: time between loss episodes", f"{mean([x['gap_s'] for x in c]):.2f} s",
-                          compare.spread([x["gap_s"] for x in c], ".2f"),
-                          note=f"the paper: \"every few seconds\"; {mean([x['losses'] for x in c]):.0f} loss "
-                               f"episodes in {DURATION_S:g} s."),
-    ]
+    rep.measured["fig4.startup-rounds"] = Measured(
+        [x["reach_rounds"] for x in b],
+        note=f"the estimate reaches {REACH * paper.payload_mbps(paper.LAB_RATE_MBPS):.2f} Mbit/s "
+             f"{1e3 * _avg(b, 'reach_s'):.0f} ms after the start, starting from the 10-packet initial "
+             "window.")
+    rep.measured["fig4.startup-queue"] = Measured(
+        [x["startup_peak_pkts"] / bdp for x in b],
+        note=f"{_avg(b, 'startup_peak_pkts'):.0f} packets at the peak; Startup's cwnd gain 2/ln2 bounds "
+             "the queue to (cwnd_gain - 1) x BDP = 1.89 BDP (L219) of BBR's own BDP estimate, to which Linux adds its "
+             "quantization allowance (3 TSO bursts) and ACK-aggregation allowance; Startup leaves "
+             f"{_avg(b, 'plateau_rounds'):.1f} rounds after the estimate stops growing (L221: three "
+             f"rounds), at {1e3 * _avg(b, 'drain_s'):.0f} ms; ProbeBW begins at "
+             f"{1e3 * _avg(b, 'exit_s'):.0f} ms.")
+    rep.measured["fig4.drains"] = Measured(
+        [f - k for f, k in zip(first_min, kept)],
+        alternatives={"the queue itself at its first-cycle minimum (packets), against nothing queued":
+                      Measured(first_min)},
+        note=f"the first cycle's smallest queue is {mean(first_min):.1f} packets, ProbeBW keeps {mean(kept):.1f} per "
+             f"cycle later; Drain ends at in-flight {_avg(b, 'inflight_at_exit'):.1f} packets "
+             f"(1 BDP = {bdp:.1f}): Linux's target is the BDP estimate plus a quantization allowance of a few packets, "
+             "which stay queued.")
+    rep.measured["fig5.no-queue"] = Measured(
+        [x["steady_median_bdp"] for x in b],
+        note=f"{_avg(b, 'steady_median_pkts'):.1f} packets; RTT {_avg(b, 'rtt_after_ms'):.1f} "
+             f"ms against {_avg(b, 'startup_rtt_ms'):.0f} in Startup; the 5/4 probe queues up to 1/4 BDP "
+             f"({bdp / 4:.1f} packets) by design (L207): the standing queue is BBR's in-flight target (BDP estimate "
+             "plus the quantization allowance).")
+    rep.measured["fig5.cubic-fills"] = Measured(
+        [x["fill_max"] for x in c], note=f"first full at {_avg(c, 'first_full_s'):.2f} s.")
+    rep.measured["fig5.cubic-cycles"] = Measured([x["fill_min"] for x in c], note=_cubic_cut(c, predicted_fill))
+    rep.measured["fig5.cubic-period"] = Measured(
+        [x["gap_s"] for x in c], note=f"{_avg(c, 'losses'):.0f} loss episodes in {DURATION_S:g} s.")
     rows = [[str(s), f"{x['startup_peak_pkts']:.0f}", f"{1e3 * x['exit_s']:.0f}", f"{x['first_cycle_min_pkts']:.0f}",
              f"{x['steady_median_pkts']:.1f}", f"{100 * y['fill_min']:.0f}-{100 * y['fill_max']:.0f}%"]
             for s, x, y in zip(seeds, b, c)]
@@ -255,7 +240,7 @@ def _figures(fig_dir: Path, bbr: Outcome, cubic: Outcome, bdp: float, buffer_pkt
                             Line("BBR", rtt_b, style={"color": "tab:green"}),
                             Line("buffer 100% full", np.full_like(t, base + full_ms),
                                  style={"color": "dimgray", "linestyle": "--"}),
-                            Line("buffer 70% full", np.full_like(t, base + FILL_LOW * full_ms),
+                            Line("buffer 70% full (L125)", np.full_like(t, base + 0.70 * full_ms),
                                  style={"color": "dimgray", "linestyle": ":"})], legend_loc="center right")],
         height=4.0,
     )

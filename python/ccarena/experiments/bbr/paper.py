@@ -75,8 +75,9 @@ SETUP = [
     "leaves up to 3 BDP queued).",
     f"Each judged number is taken over seeds {', '.join(map(str, SEEDS))} (the random ProbeBW start phase and, "
     "where there is random loss, the loss pattern); we report the mean and the min-max range. The paper shows "
-    "single traces without error bars, so a number agrees when the paper's value lies within half our seed range "
-    "of our mean (docs/experiments.md, \"When a row agrees\").",
+    "single traces without error bars, so a number agrees when the distance from our mean to the paper's value, "
+    "range or bound is at most half our seed range (the rule under the table); the claims and where each number "
+    "comes from are in experiments/bbr/claims.toml.",
     "Our BBR is cc/bbr.c, Linux 6.x BBR v1: the paper's algorithm plus two later additions of Linux (the "
     "ACK-aggregation allowance in cwnd and a 1% pacing margin); a reason names them where they matter.",
 ]
