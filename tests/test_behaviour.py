@@ -128,6 +128,21 @@ def test_single_bbr_flow_drains_its_startup_queue_within_a_few_rtts():
     assert statistics.median(after) <= small_ms
 
 
+def test_a_spurious_rto_after_an_rtt_step_is_undone():
+    # CUBIC's RTT steps from 20 to 800 ms at 10 s: the ACKs in flight come
+    # after the RTO, which fires once (cwnd 1, Loss). The next ACK echoes a
+    # TSval from before the retransmission (Eifel): Linux undoes the RTO
+    # (cwnd back to its value before, Open) instead of slow-starting from
+    # 1 and timing out again (live Linux: 62 -> 1 -> 64 within 0.1 s).
+    result = run("rtt-step-cubic")
+    assert result.flows[0]["rtos"] == 1, result.flows[0]
+    ts = result.timeseries.to_pydict()
+    rows = list(zip(ts["t_s"], ts["cwnd"], ts["ca_state"]))
+    before = max(c for t, c, _ in rows if 9.5 <= t < 10.0)
+    after = [(c, s) for t, c, s in rows if 10.6 <= t <= 11.0]
+    assert all(s == 0 and c >= 0.9 * before for c, s in after), (before, after)
+
+
 def test_bbr_keeps_its_rate_under_one_percent_random_loss():
     # BBR paper Fig. 8: BBR stays near the link rate up to ~15% loss.
     result = run("random-loss-bbr")

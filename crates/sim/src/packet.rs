@@ -31,6 +31,9 @@ pub struct DataPacket {
     /// receiver"), not on one-segment skbs; the receiver ACKs such a
     /// segment at once (see crate::receiver).
     pub psh: bool,
+    /// The timestamp option's TSval (RFC 7323): the sender's ms clock at
+    /// the skb's departure (see crate::tcp::timestamp).
+    pub tsval: u32,
 }
 
 /// The two ECN bits of the IP header (RFC 3168 5). ECT(1) is not used:
@@ -58,6 +61,7 @@ impl Ecn {
 pub const MAX_SACK_BLOCKS: usize = 3;
 
 /// A (possibly delayed) cumulative ACK with SACK blocks, receiver to sender.
+/// A DSACK block (RFC 2883), if any, is the first of `sacks`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckPacket {
     pub flow: u32,
@@ -75,4 +79,7 @@ pub struct AckPacket {
     /// field, carried here at full width: the simulated ACK path loses
     /// nothing, so the 3-bit wrap Linux resolves never arises).
     pub ce_packets: u32,
+    /// The timestamp option's TSecr: the receiver's `ts_recent`, the TSval
+    /// it echoes (RFC 7323 3.4; 0 before the first data segment).
+    pub tsecr: u32,
 }

@@ -34,6 +34,20 @@
 //! receiver-side `CA_EVENT_ECN_IS_CE / NO_CE` (DCTCP's per-packet echo)
 //! has no one to go to: per-packet feedback is AccECN's.
 //!
+//! Timestamps (RFC 7323 3.4, as Linux's `tcp_replace_ts_recent` and the
+//! fast path's `tcp_store_ts_recent`): `ts_recent` takes the TSval of a
+//! segment that starts at (or just below) `rcv_wup`, the `rcv_nxt` of the
+//! last ACK sent, and every ACK echoes it. So a delayed ACK echoes its
+//! first segment, an ACK for out-of-order data the segment before the
+//! hole, and a duplicate (below `rcv_wup - 1`, dropped by `tcp_sequence`)
+//! leaves the echo as it was: what the sender's Eifel test needs.
+//!
+//! DSACK (RFC 2883, sysctl tcp_dsack = 1): a duplicate of delivered data
+//! (`tcp_send_dupack` / `tcp_data_queue`) or of held out-of-order data
+//! (`tcp_data_queue_ofo`, which also makes its SACK block the most recent)
+//! is reported in a DSACK block, the first of the next ACK's blocks
+//! (`tcp_dsack_set`, `tcp_options_write`), sent once.
+//!
 //! Deviations: no receive-window limit (the sender is never window-limited:
 //! Linux autotuning grows rcvbuf beyond the BDPs we simulate), no GRO.
 
@@ -117,6 +131,12 @@ pub struct Receiver {
     demand_cwr: bool,
     /// CE-marked data segments that arrived (AccECN's `received_ce`).
     ce_packets: u32,
+    /// `rx_opt.ts_recent`: the TSval the next ACK echoes (0: none yet).
+    ts_recent: u32,
+    /// `tp->rcv_wup`: `rcv_nxt` when the last ACK was sent.
+    rcv_wup: u32,
+    /// `rx_opt.dsack` + `duplicate_sack[0]`: the DSACK block to send.
+    dsack: Option<(u32, u32)>,
 }
 
 /// What the receiver wants done after a segment arrives.
@@ -155,6 +175,9 @@ impl Receiver {
             ecn,
             demand_cwr: false,
             ce_packets: 0,
+            ts_recent: 0,
+            rcv_wup: 0,
+            dsack: None,
         }
     }
 
@@ -182,18 +205,26 @@ impl Receiver {
         self.arrived_segments += 1;
         let ack_now = self.ecn_on_data(pkt);
         let seq = pkt.seq;
+        self.replace_ts_recent(seq, pkt.tsval);
         if seq < self.rcv_nxt {
             // A duplicate of delivered data (a spurious retransmission):
             // Linux ACKs at once with a DSACK and enters quick-ACK mode
             // (tcp_send_dupack / tcp_data_queue:
             // tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS)).
             self.quickacks_left = self.quickacks_left.max(QUICKACKS_AFTER_DUPLICATE);
+            self.dsack = Some((seq, seq + 1));
             return RxAction::Ack(self.make_ack(false, None));
         }
-        if self.holds(seq) {
-            // A duplicate of held out-of-order data (DSACK), no quick-ACK
-            // mode (tcp_data_queue_ofo): an ACK like any out-of-order one.
-            return self.sack_check(now_ns, None);
+        if let Some(idx) = self.held_range(seq) {
+            // A duplicate of held out-of-order data (tcp_data_queue_ofo):
+            // DSACK, no quick-ACK mode, and its block becomes the most
+            // recent (tcp_sack_new_ofo_skb); an ACK like any out-of-order one.
+            self.dsack = Some((seq, seq + 1));
+            if self.compressed > 0 && !self.among_latest_blocks(self.ooo[idx].touched) {
+                self.flushed = Some(self.make_ack(false, None));
+            }
+            self.touch(idx);
+            return self.sack_check(now_ns, Some(idx));
         }
         if seq == self.rcv_nxt {
             let had_ooo = !self.ooo.is_empty();
@@ -239,8 +270,25 @@ impl Receiver {
         let pos = self.ooo.partition_point(|r| r.end < seq);
         let grows = self.ooo.get(pos).filter(|r| r.end == seq || r.start == seq + 1);
         match grows {
-            Some(r) => !self.by_touch.keys().rev().take(SACK_BLOCKS_EXPECTED).any(|&t| t == r.touched),
+            Some(r) => !self.among_latest_blocks(r.touched),
             None => self.ooo.len() >= SACK_BLOCKS_EXPECTED,
+        }
+    }
+
+    /// Is the range last changed at `touched` one of the
+    /// SACK_BLOCKS_EXPECTED most recently changed?
+    fn among_latest_blocks(&self, touched: u64) -> bool {
+        self.by_touch.keys().rev().take(SACK_BLOCKS_EXPECTED).any(|&t| t == touched)
+    }
+
+    /// `tcp_replace_ts_recent()` (and the fast path's
+    /// `tcp_store_ts_recent()`): a segment that passes `tcp_sequence`
+    /// (ends at or above `rcv_wup`) and starts at or below it, with a
+    /// TSval not older than `ts_recent` (`tcp_paws_check`), sets the echo.
+    fn replace_ts_recent(&mut self, seq: u32, tsval: u32) {
+        let at_wup = seq <= self.rcv_wup && seq + 1 >= self.rcv_wup;
+        if at_wup && (self.ts_recent == 0 || !crate::tcp::timestamp::ts_before(tsval, self.ts_recent)) {
+            self.ts_recent = tsval;
         }
     }
 
@@ -317,10 +365,25 @@ impl Receiver {
         self.rcv_nxt = new_nxt;
     }
 
-    /// Whether an out-of-order range holds `seq`.
-    fn holds(&self, seq: u32) -> bool {
+    /// The out-of-order range that holds `seq`, if one does.
+    fn held_range(&self, seq: u32) -> Option<usize> {
         let i = self.ooo.partition_point(|r| r.end <= seq);
-        i < self.ooo.len() && self.ooo[i].start <= seq
+        (i < self.ooo.len() && self.ooo[i].start <= seq).then_some(i)
+    }
+
+    /// Whether an out-of-order range holds `seq`.
+    #[cfg(test)]
+    fn holds(&self, seq: u32) -> bool {
+        self.held_range(seq).is_some()
+    }
+
+    /// Makes range `idx` the most recently changed.
+    fn touch(&mut self, idx: usize) {
+        self.touches += 1;
+        let r = &mut self.ooo[idx];
+        self.by_touch.remove(&r.touched);
+        r.touched = self.touches;
+        self.by_touch.insert(r.touched, r.start);
     }
 
     /// Adds `seq` to the out-of-order set; returns the index of its range.
@@ -367,15 +430,23 @@ impl Receiver {
         // tcp_event_ack_sent: the compressed ACKs went out with this one.
         self.compressed = 0;
         self.comp_deadline = None;
+        // tcp_select_window(): the ACK advertises a window from rcv_nxt.
+        self.rcv_wup = self.rcv_nxt;
         let mut sacks = [(0, 0); MAX_SACK_BLOCKS];
         let mut n = 0;
-        if let Some(i) = first {
-            sacks[0] = (self.ooo[i].start, self.ooo[i].end);
+        // The DSACK block first, once (tcp_options_write clears rx_opt.dsack).
+        if let Some(d) = self.dsack.take() {
+            sacks[0] = d;
             n = 1;
         }
-        if self.ooo.len() > n {
+        if let Some(i) = first {
+            sacks[n] = (self.ooo[i].start, self.ooo[i].end);
+            n += 1;
+        }
+        let placed = n;
+        if self.ooo.len() > first.is_some() as usize {
             // Remaining blocks, most recently changed first (RFC 2018).
-            for i in self.most_recent(first, MAX_SACK_BLOCKS - n) {
+            for i in self.most_recent(first, MAX_SACK_BLOCKS - placed) {
                 sacks[n] = (self.ooo[i].start, self.ooo[i].end);
                 n += 1;
             }
@@ -388,6 +459,7 @@ impl Receiver {
             delayed,
             ece: self.demand_cwr,
             ce_packets: if self.ecn == EcnMode::Accecn { self.ce_packets } else { 0 },
+            tsecr: self.ts_recent,
         }
     }
 }
@@ -478,20 +550,23 @@ mod tests {
                     _ if x < 0.9 => (rng.next_u64() % 20) as u32,
                     _ => 500 + (rng.next_u64() % 5000) as u32,
                 };
-            let out_of_order = seq > r.rcv_nxt && !r.holds(seq);
+            let out_of_order = seq > r.rcv_nxt;
+            let dup = seq < r.rcv_nxt || r.holds(seq);
             let a = match r.on_data(0, &seg(seq)) {
                 RxAction::Ack(a) => a,
                 _ => continue,
             };
-            // The reference: the arrival's own range first if it is new and
-            // out of order, then every other range by recency.
+            // The reference: a DSACK for a duplicate, the arrival's own
+            // range if it is out of order (new or duplicate), then every
+            // other range by recency.
             let own = out_of_order.then(|| r.ooo.iter().position(|x| x.start <= seq && seq < x.end).unwrap());
             let mut rest: Vec<&OooRange> =
                 r.ooo.iter().enumerate().filter(|(j, _)| Some(*j) != own).map(|(_, x)| x).collect();
             rest.sort_by_key(|x| std::cmp::Reverse(x.touched));
-            let want: Vec<(u32, u32)> = own
-                .map(|i| (r.ooo[i].start, r.ooo[i].end))
+            let want: Vec<(u32, u32)> = dup
+                .then_some((seq, seq + 1))
                 .into_iter()
+                .chain(own.map(|i| (r.ooo[i].start, r.ooo[i].end)))
                 .chain(rest.iter().map(|x| (x.start, x.end)))
                 .take(MAX_SACK_BLOCKS)
                 .collect();
@@ -636,5 +711,45 @@ mod tests {
         let flushed = r.take_flushed().expect("the held ACK");
         assert_eq!(&flushed.sacks[..flushed.n_sacks as usize], &[(8, 9), (3, 7), (1, 2)]);
     }
-}
 
+    fn ts(seq: u32, tsval: u32) -> DataPacket {
+        DataPacket { tsval, ..seg(seq) }
+    }
+
+    #[test]
+    fn duplicates_are_reported_in_one_dsack_block_first() {
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.comp_sack_nr = 0;
+        for s in 0..4 {
+            r.on_data(0, &seg(s));
+        }
+        // A duplicate of delivered data: DSACK below the cumulative ACK.
+        let a = ack(r.on_data(0, &seg(1)));
+        assert_eq!((a.cum_ack, a.n_sacks, a.sacks[0]), (4, 1, (1, 2)));
+        // Sent once.
+        let a = ack(r.on_data(0, &seg(6)));
+        assert_eq!(&a.sacks[..a.n_sacks as usize], &[(6, 7)]);
+        r.on_data(0, &seg(9));
+        // A duplicate of held data: DSACK, then its block (now the most
+        // recent), then the others.
+        let a = ack(r.on_data(0, &seg(6)));
+        assert_eq!(&a.sacks[..a.n_sacks as usize], &[(6, 7), (6, 7), (9, 10)]);
+    }
+
+    #[test]
+    fn the_echo_is_the_tsval_of_the_segment_at_the_last_acks_rcv_nxt() {
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.quickacks_left = 0;
+        // Delayed ACK of two segments echoes the first (RFC 7323 3.4).
+        assert!(matches!(r.on_data(0, &ts(0, 100)), RxAction::ArmTimer(_)));
+        assert_eq!(ack(r.on_data(0, &ts(1, 101))).tsecr, 100);
+        // Out of order: the echo stays that of the segment at the hole.
+        assert!(matches!(r.on_data(0, &ts(2, 102)), RxAction::ArmTimer(_)));
+        assert_eq!(ack(r.on_data(0, &ts(4, 104))).tsecr, 102);
+        // The hole filled by a later retransmission: its TSval.
+        assert_eq!(ack(r.on_data(0, &ts(3, 110))).tsecr, 110);
+        // A duplicate of older data leaves the echo alone (Eifel).
+        let a = ack(r.on_data(0, &ts(1, 120)));
+        assert_eq!((a.tsecr, a.sacks[0]), (110, (1, 2)));
+    }
+}

@@ -20,6 +20,8 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 mod timer;
+pub mod timestamp;
+mod undo;
 
 #[cfg(test)]
 mod testnet;

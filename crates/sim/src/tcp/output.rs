@@ -254,6 +254,14 @@ impl TcpSender {
             self.sb.ts_push_tail(seq);
             out.push(self.packet(seq, true, seq - first, n));
         }
+        if mark_retrans {
+            // tcp_retransmit_skb(): the episode's first retransmission's
+            // TSval, and one more retransmission a DSACK may excuse.
+            if self.undo.retrans_stamp == 0 {
+                self.undo.retrans_stamp = super::timestamp::tsval_of(sent_us);
+            }
+            self.undo.retrans = self.undo.retrans.max(0) + n as i32;
+        }
         self.sk.total_retrans = self.sk.total_retrans.wrapping_add(n);
         self.stats.retransmits += n as u64;
         self.stats.sent_segments += n as u64;
@@ -274,8 +282,10 @@ impl TcpSender {
     /// Segment `index` of an skb of `segs`, on the wire. ECN-capable flows
     /// send new data as ECT(0) and retransmissions as Not-ECT
     /// (`INET_ECN_dontxmit`, RFC 3168 6.1.5); the last segment of an skb
-    /// of two or more carries PSH (`__tcp_transmit_skb`).
+    /// of two or more carries PSH (`__tcp_transmit_skb`). TSval: the
+    /// skb's departure time (`tcp_options_write`).
     fn packet(&self, seq: u32, retrans: bool, index: u32, segs: u32) -> DataPacket {
+        let tsval = super::timestamp::tsval_of(self.sb.seg(seq).sent_us);
         let ecn = if self.ecn.enabled() && !retrans { Ecn::Ect0 } else { Ecn::NotEct };
         DataPacket {
             flow: self.flow,
@@ -287,6 +297,7 @@ impl TcpSender {
             ecn,
             cwr: false,
             psh: segs > 1 && index == segs - 1,
+            tsval,
         }
     }
 }

@@ -8,6 +8,7 @@
 //!    └─────────────── snd_una >= high_seq: cwnd = ssthresh ───────────┘
 //!   any state ── RTO ──► Loss (ssthresh(), cwnd = in_flight + 1, slow start)
 //!                         └── snd_una >= high_seq ──► Open
+//!   Recovery/Loss ── found spurious: undo_cwnd() ──► Open (Disorder)
 //!   Open ── TLP retransmission repaired a tail loss ──► CWR ──► Open
 //!   Open/Disorder ── ECE ──► CWR (ssthresh(), PRR) ── above high_seq ACKed ──► Open
 //! ```
@@ -20,14 +21,14 @@
 //! (`tcp_end_cwnd_reduction`, `CA_EVENT_COMPLETE_CWR`); BBR-style CCs set
 //! cwnd themselves.
 //!
-//! Deviations: no undo (`undo_cwnd` is never called: the simulator neither
-//! reorders nor duplicates packets, and DSACK/timestamps are not modelled,
-//! so Linux would not undo either except after spurious RTOs), no F-RTO.
+//! A reduction found spurious is undone (`undo_cwnd`, see [`super::undo`]):
+//! in Recovery by DSACKs or timestamps (partial ACKs, or at its end), in
+//! Open/Disorder by late DSACKs, in Loss by timestamps, DSACKs or F-RTO
+//! (RFC 5682, `tcp_process_loss`).
 
 use super::ack::ackflag as F;
 use super::sender::INFINITE_SSTHRESH;
 use super::TcpSender;
-use super::scoreboard::flag as sf;
 use super::timer::{TimerKind, TIMEOUT_MIN_US};
 use crate::config::EcnMode;
 use cc_native::{CaEvent, CaState, TCP_ECN_QUEUE_CWR};
@@ -40,15 +41,17 @@ pub struct Recovery {
     /// PRR: packets delivered / sent since Recovery began.
     pub prr_delivered: u32,
     pub prr_out: u32,
-    /// A recovery episode was started since the connection began
-    /// (`undo_marker` != 0; no undo is done with it).
-    pub undo_marker: bool,
     /// RTOs since snd_una last advanced (`icsk_retransmits`).
     pub retransmits: u32,
     /// Segment: `snd_nxt` after a tail loss probe, while its episode lasts.
     pub tlp_high_seq: Option<u32>,
     /// The probe was a retransmission (not new data).
     pub tlp_retrans: bool,
+    /// `tp->frto`: F-RTO (RFC 5682) is judging the last RTO.
+    pub frto: bool,
+    /// F-RTO step 2.b: the next transmission after this ACK is new data,
+    /// not the lost segments (`REXMIT_NEW` for `tcp_xmit_recovery`).
+    pub rexmit_new: bool,
 }
 
 impl TcpSender {
@@ -65,38 +68,58 @@ impl TcpSender {
     }
 
     /// `tcp_fastretrans_alert()` for a SACK connection using RACK.
-    pub(super) fn fastretrans_alert(&mut self, flag: &mut u32) {
-        let una = self.sb.una();
+    /// `num_dupack`: 1 for a duplicate ACK (no advance, no DSACK).
+    pub(super) fn fastretrans_alert(&mut self, num_dupack: u32, flag: &mut u32) {
+        let ece_ack = *flag & F::ECE != 0;
+        // A. ECE: the reduction is required, no undo.
+        if ece_ack {
+            self.sk.prior_ssthresh = 0;
+        }
         // D. Exit conditions: high_seq has been ACKed.
+        let una = self.sb.una();
         let st = self.ca_state();
-        if st != CaState::Open as u8 && una >= self.rec.high_seq {
+        if st == CaState::Open as u8 {
+            self.undo.retrans_stamp = 0;
+        } else if una >= self.rec.high_seq {
             if st == CaState::Cwr as u8 {
                 if una != self.rec.high_seq {
                     self.end_cwnd_reduction();
                     self.set_ca_state(CaState::Open);
                 }
             } else if st == CaState::Recovery as u8 {
-                // tcp_try_undo_recovery() without undo: back to Open.
-                self.set_ca_state(CaState::Open);
+                self.try_undo_recovery();
                 self.end_cwnd_reduction();
             }
         }
         // E. Process the state.
         let st = self.ca_state();
         if st == CaState::Recovery as u8 {
+            if *flag & F::SND_UNA_ADVANCED != 0 && self.try_undo_partial() {
+                return;
+            }
+            if self.try_undo_dsack() {
+                self.try_keep_open();
+            }
             self.identify_packet_loss(flag);
+            if self.ca_state() != CaState::Recovery as u8 {
+                if self.sk.lost_out == 0 {
+                    return;
+                }
+                // Undo reverted the state, but loss is evident: a new one.
+                self.enter_recovery(ece_ack);
+            }
             return;
         }
         if st == CaState::Loss as u8 {
-            // tcp_process_loss(): recovered once everything sent before
-            // the timeout is ACKed.
-            if self.sb.una() >= self.rec.high_seq {
-                self.set_ca_state(CaState::Open);
-            }
+            self.process_loss(*flag, num_dupack);
             self.identify_packet_loss(flag);
             if !(self.ca_state() == CaState::Open as u8 || *flag & F::LOST_RETRANS != 0) {
                 return;
             }
+            // The cwnd was undone or retransmissions were lost: go on.
+        }
+        if self.ca_state() <= CaState::Disorder as u8 {
+            self.try_undo_dsack();
         }
         self.identify_packet_loss(flag);
         if self.sk.lost_out == 0 {
@@ -104,7 +127,42 @@ impl TcpSender {
             self.try_to_open(*flag);
             return;
         }
-        self.enter_recovery();
+        self.enter_recovery(ece_ack);
+    }
+
+    /// `tcp_process_loss()`: an ACK in Loss. Undo the RTO if it was
+    /// spurious (Eifel, DSACK, or F-RTO, RFC 5682 3.1 with SACK: the ACK
+    /// (s)acks data never retransmitted); else F-RTO step 2.b sends new
+    /// data once before retransmitting more ([`Recovery::rexmit_new`]);
+    /// Open once everything sent before the RTO is ACKed.
+    fn process_loss(&mut self, flag: u32, num_dupack: u32) {
+        let recovered = self.sb.una() >= self.rec.high_seq;
+        if flag & F::SND_UNA_ADVANCED != 0 && self.try_undo_loss(false) {
+            return;
+        }
+        if self.rec.frto {
+            // Step 3.b: spurious if never-retransmitted data is (s)acked.
+            if flag & F::ORIG_SACK_ACKED != 0 && self.try_undo_loss(true) {
+                return;
+            }
+            if self.sb.nxt() > self.rec.high_seq {
+                if flag & F::DATA_SACKED != 0 || num_dupack > 0 {
+                    self.rec.frto = false; // Step 3.a: the loss was real.
+                }
+            } else if flag & F::SND_UNA_ADVANCED != 0 && !recovered {
+                self.rec.high_seq = self.sb.nxt();
+                // Step 2.b: send new data (after cwnd is updated).
+                if self.has_new_data() {
+                    self.rec.rexmit_new = true;
+                    return;
+                }
+                self.rec.frto = false;
+            }
+        }
+        if recovered {
+            // Step 2.a and the first part of step 3.a.
+            self.try_undo_recovery();
+        }
     }
 
     /// `tcp_identify_packet_loss()` with RACK; arms the reorder timer.
@@ -128,6 +186,7 @@ impl TcpSender {
     /// `tcp_try_to_open()` / `tcp_try_keep_open()`: an ECE reduces cwnd
     /// once (CWR) unless a reduction is under way.
     fn try_to_open(&mut self, flag: u32) {
+        self.retrans_stamp_cleanup();
         if flag & F::ECE != 0 {
             self.enter_cwr();
         }
@@ -145,12 +204,6 @@ impl TcpSender {
         }
     }
 
-    /// `tcp_any_retrans_done()`.
-    fn any_retrans_done(&self) -> bool {
-        self.sk.retrans_out > 0
-            || (!self.sb.is_empty() && self.sb.seg(self.sb.una()).has(sf::EVER_RETRANS))
-    }
-
     /// `tcp_current_ssthresh()`: ssthresh, or 3/4 cwnd if that is larger.
     fn current_ssthresh(&self) -> u32 {
         if self.in_cwnd_reduction() {
@@ -161,12 +214,16 @@ impl TcpSender {
         }
     }
 
-    /// `tcp_enter_recovery()`.
-    pub(super) fn enter_recovery(&mut self) {
+    /// `tcp_enter_recovery()`: an ECE on the ACK (`ece_ack`) forbids an
+    /// undo (no prior_ssthresh).
+    pub(super) fn enter_recovery(&mut self, ece_ack: bool) {
+        self.retrans_stamp_cleanup();
         self.sk.prior_ssthresh = 0;
-        self.rec.undo_marker = true;
+        self.init_undo();
         if !self.in_cwnd_reduction() {
-            self.sk.prior_ssthresh = self.current_ssthresh();
+            if !ece_ack {
+                self.sk.prior_ssthresh = self.current_ssthresh();
+            }
             self.init_cwnd_reduction();
         }
         self.set_ca_state(CaState::Recovery);
@@ -192,7 +249,7 @@ impl TcpSender {
     fn enter_cwr(&mut self) {
         self.sk.prior_ssthresh = 0;
         if self.ca_state() < CaState::Cwr as u8 {
-            self.rec.undo_marker = false;
+            self.undo.marker = None;
             self.init_cwnd_reduction();
             self.set_ca_state(CaState::Cwr);
         }
@@ -204,7 +261,7 @@ impl TcpSender {
             return;
         }
         if self.sk.snd_ssthresh < INFINITE_SSTHRESH
-            && (self.ca_state() == CaState::Cwr as u8 || self.rec.undo_marker)
+            && (self.ca_state() == CaState::Cwr as u8 || self.undo.marker.is_some())
         {
             self.sk.snd_cwnd = self.sk.snd_ssthresh;
             self.sk.snd_cwnd_stamp = self.now_ms();
@@ -242,8 +299,11 @@ impl TcpSender {
         self.sk.snd_cwnd = (in_flight + sndcnt).max(0) as u32;
     }
 
-    /// `tcp_enter_loss()`: the retransmission timer fired.
+    /// `tcp_enter_loss()`: the retransmission timer fired. F-RTO judges
+    /// the RTO (`tp->frto`, sysctl tcp_frto = 2, Linux's default) unless
+    /// a recovery was under way, except for repeated RTOs of one snd_una.
     pub(super) fn enter_loss(&mut self) {
+        let new_recovery = self.ca_state() < CaState::Recovery as u8;
         self.timeout_mark_lost();
         let st = self.ca_state();
         let una = self.sb.una();
@@ -255,7 +315,7 @@ impl TcpSender {
             self.sk.prior_cwnd = self.sk.snd_cwnd;
             self.sk.snd_ssthresh = self.ops.ssthresh(&mut self.sk);
             self.ops.cwnd_event(&mut self.sk, CaEvent::Loss);
-            self.rec.undo_marker = true;
+            self.init_undo();
         }
         self.sk.snd_cwnd = self.in_flight() + 1;
         self.sk.snd_cwnd_cnt = 0;
@@ -263,6 +323,11 @@ impl TcpSender {
         self.set_ca_state(CaState::Loss);
         self.rec.high_seq = self.sb.nxt();
         self.rec.tlp_high_seq = None;
+        // tcp_ecn_queue_cwr()
+        if self.ecn == EcnMode::Classic {
+            self.sk.ecn_flags |= TCP_ECN_QUEUE_CWR;
+        }
+        self.rec.frto = new_recovery || self.rec.retransmits > 0;
     }
 
     /// `tcp_timeout_mark_lost()`: everything outstanding is lost, except
@@ -281,13 +346,17 @@ impl TcpSender {
     }
 
     /// `tcp_process_tlp_ack()`: ends a tail-loss-probe episode; if the probe
-    /// was a retransmission that repaired a loss, reduce cwnd once (CWR).
+    /// was a retransmission that repaired a loss, reduce cwnd once (CWR);
+    /// not if a DSACK of the probe (`FLAG_DSACK_TLP`) or a pure duplicate
+    /// ACK shows that the original arrived too.
     pub(super) fn process_tlp_ack(&mut self, cum: u32, flag: u32) {
         let Some(h) = self.rec.tlp_high_seq else { return };
         if cum < h {
             return;
         }
-        if !self.rec.tlp_retrans {
+        if !self.rec.tlp_retrans || flag & F::DSACK_TLP != 0 {
+            // New data was ACKed, or the DSACK says both the original and
+            // the probe arrived: no loss.
             self.rec.tlp_high_seq = None;
         } else if cum > h {
             self.init_cwnd_reduction();

@@ -261,6 +261,51 @@ impl Scoreboard {
         true
     }
 
+    /// The loss-marking part of `tcp_undo_cwnd_reduction(sk, true)`: no
+    /// segment is lost any more (`lost_out` = 0, retransmit hint reset).
+    /// Linux keeps lost segments on the time-sorted list; here
+    /// [`Self::mark_lost`] took the unretransmitted ones off, so they go
+    /// back in transmit order: one sort of them and one merge with the
+    /// list, O(n log n), only on an undo.
+    pub fn unmark_all_lost(&mut self, sk: &mut TcpSock) {
+        let una = self.una;
+        let mut back: Vec<(u64, u32)> = Vec::new();
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if s.flags & flag::LOST == 0 {
+                continue;
+            }
+            s.flags &= !flag::LOST;
+            if s.flags & (flag::TSORTED | flag::SACKED) == 0 {
+                back.push((s.sent_us, una + i as u32));
+            }
+        }
+        sk.lost_out = 0;
+        self.rtx_hint = una;
+        if back.is_empty() {
+            return;
+        }
+        back.sort_unstable();
+        // Merge `back` into the list: walk both in (sent time, segment) order.
+        let mut cur = self.ts_head;
+        let mut prev = NIL;
+        let mut k = 0;
+        while k < back.len() {
+            let take_back = cur == NIL || {
+                let c = self.seg(cur);
+                back[k] < (c.sent_us, cur)
+            };
+            if take_back {
+                let seq = back[k].1;
+                self.ts_link(seq, prev, cur);
+                prev = seq;
+                k += 1;
+            } else {
+                prev = cur;
+                cur = self.seg(cur).next;
+            }
+        }
+    }
+
     // ------------------------------------------------ time-sorted list
 
     /// Oldest segment on the time-sorted list.
@@ -303,19 +348,28 @@ impl Scoreboard {
     /// (re)transmitted).
     pub fn ts_push_tail(&mut self, seq: u32) {
         self.ts_unlink(seq);
-        let tail = self.ts_tail;
+        self.ts_link(seq, self.ts_tail, NIL);
+    }
+
+    /// Links `seq` (not on the list) between `prev` and `next`, neighbours
+    /// on the list (NIL: the ends).
+    fn ts_link(&mut self, seq: u32, prev: u32, next: u32) {
         {
             let s = self.seg_mut(seq);
-            s.prev = tail;
-            s.next = NIL;
+            s.prev = prev;
+            s.next = next;
             s.flags |= flag::TSORTED;
         }
-        if tail == NIL {
+        if prev == NIL {
             self.ts_head = seq;
         } else {
-            self.seg_mut(tail).next = seq;
+            self.seg_mut(prev).next = seq;
         }
-        self.ts_tail = seq;
+        if next == NIL {
+            self.ts_tail = seq;
+        } else {
+            self.seg_mut(next).prev = seq;
+        }
     }
 
     /// Recounts every bit and compares with the socket's counters and the
@@ -437,5 +491,31 @@ mod tests {
         assert!(sb.mark_lost(&mut sk, 0));
         assert_eq!((sk.lost_out, sk.retrans_out, sk.lost), (1, 0, 2));
         assert!(!sb.seg(0).has(flag::RETRANS));
+    }
+
+    #[test]
+    fn unmarking_losses_puts_segments_back_in_transmit_order() {
+        let (mut sb, mut sk) = board(6);
+        // 1, 2 and 4 lost; 2 retransmitted at t = 10 (the newest), then
+        // lost again; 3 SACKed.
+        for s in [1, 2, 4] {
+            sb.mark_lost(&mut sk, s);
+        }
+        sb.seg_mut(2).flags |= flag::RETRANS | flag::EVER_RETRANS;
+        sk.retrans_out += 1;
+        sb.seg_mut(2).sent_us = 10;
+        sb.ts_push_tail(2);
+        sb.mark_lost(&mut sk, 2);
+        let mut newly = Vec::new();
+        sb.add_sack_block(3, 4, &mut newly);
+        sb.seg_mut(3).flags |= flag::SACKED;
+        sk.sacked_out += 1;
+        sb.ts_unlink(3);
+        sb.unmark_all_lost(&mut sk);
+        let order: Vec<u32> = std::iter::successors(sb.ts_first(), |&s| sb.ts_next(s)).collect();
+        assert_eq!(order, vec![0, 1, 4, 5, 2]);
+        assert_eq!(sk.lost_out, 0);
+        assert_eq!(sb.rtx_hint, 0);
+        sb.check(&sk).unwrap();
     }
 }

@@ -8,6 +8,7 @@
 //! - [`super::output`]: `tcp_write_xmit`, `tcp_xmit_retransmit_queue`,
 //!   cwnd validation;
 //! - [`super::timer`]: RTO, RACK reorder timer, tail loss probe;
+//! - [`super::undo`]: undoing spurious reductions (DSACK, Eifel, F-RTO);
 //! - data structures with their own tests: [`super::scoreboard`],
 //!   [`super::rate_sample`], [`super::rack`], [`super::rtt`],
 //!   [`super::pacing`], [`super::minmax`].
@@ -29,6 +30,8 @@ use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::XmitTimer;
+use super::timestamp::TsEcho;
+use super::undo::Undo;
 use super::SenderTelemetry;
 use crate::config::EcnMode;
 use crate::distribution::Distribution;
@@ -84,6 +87,9 @@ pub struct TcpSender {
     pub(super) rtt: RttEstimator,
     pub(super) rack: Rack,
     pub(super) rec: Recovery,
+    pub(super) undo: Undo,
+    /// The timestamp option of the ACK being processed.
+    pub(super) ts: TsEcho,
     pub(super) pacer: Pacer,
     /// The pending transmit timer (`icsk_pending` + its deadline).
     pub(super) timer: Option<XmitTimer>,
@@ -160,6 +166,8 @@ impl TcpSender {
             rtt: RttEstimator::default(),
             rack: Rack::default(),
             rec: Recovery::default(),
+            undo: Undo::default(),
+            ts: TsEcho::default(),
             pacer: Pacer::default(),
             timer: None,
             now_ns: 0,
@@ -212,11 +220,21 @@ impl TcpSender {
 
     /// Fires due timers, then sends what cwnd and pacing allow now:
     /// lost segments first (`tcp_xmit_retransmit_queue`), then new data
-    /// (`tcp_write_xmit`).
+    /// (`tcp_write_xmit`). After an ACK for which F-RTO chose new data
+    /// (`tcp_xmit_recovery(REXMIT_NEW)`), new data goes first and the lost
+    /// segments wait unless none could be sent.
     pub fn poll(&mut self, now_ns: u64, out: &mut Vec<DataPacket>) {
         self.set_clock(now_ns);
         if !self.started {
             return;
+        }
+        let mut frto_new_sent = false;
+        if std::mem::take(&mut self.rec.rexmit_new) {
+            self.write_xmit(0, out);
+            frto_new_sent = self.sb.nxt() > self.rec.high_seq;
+            if !frto_new_sent {
+                self.rec.frto = false;
+            }
         }
         if let Some(t) = self.timer {
             if t.deadline_ns <= now_ns {
@@ -224,7 +242,7 @@ impl TcpSender {
                 self.fire_timer(t.kind, out);
             }
         }
-        if self.sk.lost_out > self.sk.retrans_out && self.cwnd_room() > 0 {
+        if !frto_new_sent && self.sk.lost_out > self.sk.retrans_out && self.cwnd_room() > 0 {
             self.xmit_retransmit_queue(out);
         }
         if self.has_new_data() {

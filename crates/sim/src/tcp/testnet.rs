@@ -1,7 +1,9 @@
 //! A tiny scripted network for the sender's tests: one sender, a FIFO
 //! bottleneck (optional rate, optional buffer), fixed one-way delays, a
-//! receiver that ACKs every segment at once with SACK blocks, scripted
-//! drops and an ACK blackhole. Everything is deterministic.
+//! receiver that ACKs every segment at once with SACK blocks (a DSACK
+//! first for a duplicate) and echoes timestamps as crate::receiver does,
+//! scripted drops, scripted extra delay and an ACK blackhole. Everything
+//! is deterministic.
 
 use super::{SenderConfig, TcpSender};
 use crate::packet::{AckPacket, DataPacket, MAX_SACK_BLOCKS};
@@ -10,16 +12,24 @@ use std::collections::VecDeque;
 pub const MSS: u32 = 1448;
 pub const WIRE: u32 = 1514;
 
-/// Receiver: cumulative ACK + SACK, one ACK per segment.
+/// Receiver: cumulative ACK + SACK (+ DSACK), one ACK per segment.
 #[derive(Default)]
 pub struct MiniReceiver {
     pub rcv_nxt: u32,
     /// Out-of-order ranges `[s, e)`, sorted.
     ooo: Vec<(u32, u32)>,
+    /// The TSval echoed (RFC 7323: of the segment at the last ACK's rcv_nxt).
+    ts_recent: u32,
 }
 
 impl MiniReceiver {
-    pub fn receive(&mut self, flow: u32, seq: u32) -> AckPacket {
+    pub fn receive(&mut self, flow: u32, pkt: &DataPacket) -> AckPacket {
+        let seq = pkt.seq;
+        // Every segment is ACKed at once: rcv_wup == rcv_nxt on arrival.
+        if (seq == self.rcv_nxt || seq + 1 == self.rcv_nxt) && pkt.tsval >= self.ts_recent {
+            self.ts_recent = pkt.tsval;
+        }
+        let dup = seq < self.rcv_nxt || self.ooo.iter().any(|r| r.0 <= seq && seq < r.1);
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             while let Some(&(s, e)) = self.ooo.first() {
@@ -50,15 +60,19 @@ impl MiniReceiver {
             delayed: false,
             ece: false,
             ce_packets: 0,
+            tsecr: self.ts_recent,
         };
-        // The block holding the segment just received first, then the
-        // highest others (RFC 2018 asks for the most recent first).
+        // A DSACK first, then the block holding the segment just received,
+        // then the highest others (RFC 2018 asks for the most recent first).
         let mut order: Vec<(u32, u32)> = Vec::new();
+        if dup {
+            order.push((seq, seq + 1));
+        }
         if let Some(&b) = self.ooo.iter().find(|r| r.0 <= seq && seq < r.1) {
             order.push(b);
         }
         for &b in self.ooo.iter().rev() {
-            if !order.contains(&b) {
+            if !order[dup as usize..].contains(&b) {
                 order.push(b);
             }
         }
@@ -94,6 +108,15 @@ pub struct TestNet {
     pub drop: Box<dyn FnMut(u32, bool) -> bool>,
     /// ACKs arriving at or after this time are lost.
     pub ack_blackhole_from: Option<u64>,
+    /// Extra one-way delay (ns) of a transmission, on top of `fwd_ns`:
+    /// (time sent, segment, is a retransmission).
+    pub extra_delay: Box<dyn FnMut(u64, u32, bool) -> u64>,
+    /// Later packets may overtake a delayed one (else the path is FIFO).
+    pub reorder: bool,
+    /// Lose this ACK?
+    pub drop_ack: Box<dyn FnMut(&AckPacket) -> bool>,
+    /// The receiver sends no timestamps (TSecr 0).
+    pub no_timestamps: bool,
     pub now: u64,
     link_free_at: u64,
     /// Departure times of packets still in the bottleneck queue.
@@ -129,6 +152,10 @@ impl TestNet {
             rev_ns: rtt_ns - rtt_ns / 2,
             drop: Box::new(|_, _| false),
             ack_blackhole_from: None,
+            extra_delay: Box::new(|_, _, _| 0),
+            reorder: false,
+            drop_ack: Box::new(|_| false),
+            no_timestamps: false,
             now: 0,
             link_free_at: 0,
             queue: VecDeque::new(),
@@ -184,7 +211,13 @@ impl TestNet {
             None => now,
         };
         self.queue.push_back(depart);
-        self.data.push_back((depart + self.fwd_ns, p));
+        let extra = (self.extra_delay)(now, p.seq, p.retrans);
+        let mut at = depart + self.fwd_ns + extra;
+        if !self.reorder {
+            at = at.max(self.data.back().map_or(0, |d| d.0));
+        }
+        let pos = self.data.partition_point(|d| d.0 <= at);
+        self.data.insert(pos, (at, p));
     }
 
     pub fn run_until(&mut self, end_ns: u64) {
@@ -209,8 +242,13 @@ impl TestNet {
                 self.poll();
             } else if t_data == Some(next) {
                 let (_, p) = self.data.pop_front().unwrap();
-                let ack = self.rx.receive(p.flow, p.seq);
-                self.acks.push_back((next + self.rev_ns, ack));
+                let mut ack = self.rx.receive(p.flow, &p);
+                if self.no_timestamps {
+                    ack.tsecr = 0;
+                }
+                if !(self.drop_ack)(&ack) {
+                    self.acks.push_back((next + self.rev_ns, ack));
+                }
             } else {
                 self.poll();
             }

@@ -273,11 +273,7 @@ fn prr_reduces_cwnd_smoothly_to_ssthresh() {
 #[test]
 fn tail_loss_probe_repairs_a_lost_tail() {
     let stop = 201 * MS;
-    let mut dry = TestNet::new("reno", 20 * MS, None).with_stop(stop);
-    dry.start(0);
-    dry.run_until(400 * MS);
-    let last = dry.sender.snd_nxt() - 1;
-
+    let last = last_segment_before(stop);
     let mut net = TestNet::new("reno", 20 * MS, None).with_stop(stop);
     net.drop = Box::new(move |seq, retrans| seq >= last - 1 && !retrans);
     net.start(0);
@@ -294,6 +290,14 @@ fn tail_loss_probe_repairs_a_lost_tail() {
     let t = net.sender.telemetry();
     assert_eq!(t.rto_count, 0);
     assert_eq!(net.sender.snd_una(), last + 1);
+}
+
+/// The last segment a Reno flow over 20 ms that stops at `stop` sends.
+fn last_segment_before(stop: u64) -> u32 {
+    let mut dry = TestNet::new("reno", 20 * MS, None).with_stop(stop);
+    dry.start(0);
+    dry.run_until(2 * stop);
+    dry.sender.snd_nxt() - 1
 }
 
 /// Conservation under random loss, for every CC: everything sent is either
@@ -447,4 +451,144 @@ fn psh_marks_the_last_segment_of_every_multi_segment_skb() {
             assert_eq!(k[n - 1], n > 1, "{cc}: skb of {n}: {k:?}");
         }
     }
+}
+
+// ------------------------------------------------------------------ undo
+
+use super::sender::INFINITE_SSTHRESH;
+
+/// (time, ca_state, cwnd, ssthresh) after every event.
+type StateLog = Rc<RefCell<Vec<(u64, u8, u32, u32)>>>;
+
+fn log_states(net: &mut TestNet) -> StateLog {
+    let log: StateLog = shared();
+    let l = log.clone();
+    net.on_event = Some(Box::new(move |t, snd| {
+        let sk = &snd.sk;
+        l.borrow_mut().push((t, sk.inet_conn.icsk_ca_state, sk.snd_cwnd, sk.snd_ssthresh));
+    }));
+    log
+}
+
+/// Segment 100 takes 8 ms longer than the rest (reordering): RACK takes it
+/// for lost and fast-retransmits it. The receiver sends no timestamps, so
+/// only the DSACK of the retransmission shows it was spurious: Linux
+/// undoes the reduction (`tcp_try_undo_dsack` / `tcp_try_undo_recovery`),
+/// ssthresh back to infinity and cwnd to its value before (Reno's
+/// `undo_cwnd`).
+#[test]
+fn a_spurious_fast_retransmit_is_undone_by_its_dsack() {
+    let mut net = TestNet::new("reno", 20 * MS, None);
+    net.reorder = true;
+    net.no_timestamps = true;
+    net.extra_delay = Box::new(|_, seq, retrans| if seq == 100 && !retrans { 8 * MS } else { 0 });
+    let log = log_states(&mut net);
+    net.start(0);
+    net.run_until(200 * MS);
+    assert_eq!(net.transmissions_of(100).len(), 2, "one spurious fast retransmit");
+    let log = log.borrow();
+    let entered = log.iter().position(|e| e.1 == CaState::Recovery as u8).expect("Recovery");
+    let prior_cwnd = log[entered - 1].2;
+    assert!(log[entered].3 < INFINITE_SSTHRESH, "ssthresh() cut: {:?}", log[entered]);
+    let last = log.last().unwrap();
+    assert_eq!(last.3, INFINITE_SSTHRESH, "ssthresh restored");
+    assert!(last.2 >= prior_cwnd, "cwnd {} back to >= {prior_cwnd}", last.2);
+    assert_eq!(net.sender.undo.count, 1);
+    assert_eq!(net.sender.undo.dsack_dups, 1);
+    net.sender.check_invariants().unwrap();
+}
+
+/// As above with timestamps: the ACK the delayed original releases is a
+/// partial ACK (data sent after it is still in flight) echoing the
+/// original's TSval, older than the retransmission's: Eifel's test says
+/// the packet was delayed, and with no retransmission left in flight
+/// `tcp_try_undo_partial` undoes at once, before the DSACK arrives.
+#[test]
+fn a_partial_ack_echoing_the_original_undoes_the_recovery() {
+    let mut net = TestNet::new("reno", 20 * MS, None);
+    net.reorder = true;
+    net.extra_delay = Box::new(|_, seq, retrans| if seq == 100 && !retrans { 8 * MS } else { 0 });
+    let undone = shared::<Vec<(u64, u32, u32)>>();
+    let u = undone.clone();
+    let mut was_recovery = false;
+    net.on_event = Some(Box::new(move |t, snd| {
+        let rec = snd.ca_state() == CaState::Recovery as u8;
+        if was_recovery && !rec {
+            u.borrow_mut().push((t, snd.snd_una(), snd.rec.high_seq));
+        }
+        was_recovery = rec;
+    }));
+    net.start(0);
+    net.run_until(200 * MS);
+    let tx = net.transmissions_of(100);
+    assert_eq!(tx.len(), 2);
+    let undone = undone.borrow();
+    let (t, una, high_seq) = undone[0];
+    assert!(una < high_seq, "a partial ACK: una {una}, high_seq {high_seq}");
+    // Before the retransmission (10 ms one way) could be DSACKed.
+    assert!(t < tx[1] + 20 * MS, "undone at {t}, retransmitted at {}", tx[1]);
+    assert_eq!(net.sender.sk.snd_ssthresh, INFINITE_SSTHRESH);
+    assert_eq!(net.sender.undo.count, 1);
+    net.sender.check_invariants().unwrap();
+}
+
+/// A CUBIC flow (20 ms, 50 Mbit/s) whose path RTT steps to 420 ms at
+/// 300 ms: the ACKs of the data in flight come after the RTO (~220 ms),
+/// which fires spuriously and cuts cwnd to 1. Checks that the RTO is
+/// undone (cwnd back to at least its value before, CUBIC's `undo_cwnd`)
+/// with only the head retransmitted.
+fn spurious_rto_after_an_rtt_step(no_timestamps: bool) {
+    let mut net = TestNet::new("cubic", 20 * MS, Some(50_000_000));
+    net.no_timestamps = no_timestamps;
+    net.extra_delay = Box::new(|t, _, _| if t >= 300 * MS { 400 * MS } else { 0 });
+    let log = log_states(&mut net);
+    net.start(0);
+    net.run_until(1_500 * MS);
+    let log = log.borrow();
+    let rto = log.iter().position(|e| e.1 == CaState::Loss as u8).expect("an RTO");
+    let before = log[rto - 1].2;
+    assert_eq!(log[rto].2, 1);
+    let after = log[rto..].iter().find(|e| e.1 != CaState::Loss as u8).unwrap();
+    assert!(after.2 >= before, "cwnd {} after the undo, {before} before the RTO", after.2);
+    assert_eq!(net.sender.telemetry().rto_count, 1);
+    assert_eq!(net.sender.undo.count, 1);
+    assert_eq!(net.sender.telemetry().retransmits_total, 1, "only the head retransmitted");
+    net.sender.check_invariants().unwrap();
+}
+
+/// The first ACK after the spurious RTO echoes a TSval from before the
+/// retransmission (Eifel, `tcp_try_undo_loss`): undone, lost marks cleared.
+#[test]
+fn a_spurious_rto_after_an_rtt_step_is_undone_by_timestamps() {
+    spurious_rto_after_an_rtt_step(false);
+}
+
+/// Without timestamps, F-RTO (RFC 5682, Linux's default tcp_frto) sends
+/// new data instead of retransmitting more after the first ACK, and the
+/// next ACK, for data never retransmitted, shows the RTO was spurious.
+#[test]
+fn a_spurious_rto_is_undone_by_frto() {
+    spurious_rto_after_an_rtt_step(true);
+}
+
+/// A tail loss probe retransmits the last segment, whose original was
+/// only delayed; the ACK of the original is lost, so the first ACK after
+/// the probe both advances snd_una to tlp_high_seq and DSACKs the probe.
+/// `FLAG_DSACK_TLP` ends the episode (no loss, no cwnd reduction); without
+/// it the episode stayed open and the next ACK above it would cut cwnd.
+#[test]
+fn a_dsack_of_the_loss_probe_ends_its_episode_without_a_reduction() {
+    let stop = 201 * MS;
+    let last = last_segment_before(stop);
+    let mut net = TestNet::new("reno", 20 * MS, None).with_stop(stop);
+    net.extra_delay = Box::new(move |_, seq, retrans| if seq == last && !retrans { 50 * MS } else { 0 });
+    net.drop_ack = Box::new(move |a| a.cum_ack == last + 1 && a.n_sacks == 0);
+    let log = log_states(&mut net);
+    net.start(0);
+    net.run_until(1_000 * MS);
+    assert_eq!(net.transmissions_of(last).len(), 2, "the probe");
+    assert_eq!(net.sender.stats.tlp_count, 1);
+    assert_eq!(net.sender.snd_una(), last + 1);
+    assert_eq!(net.sender.rec.tlp_high_seq, None, "episode ended");
+    assert!(log.borrow().iter().all(|e| e.1 != CaState::Cwr as u8 && e.3 == INFINITE_SSTHRESH));
 }

@@ -136,7 +136,7 @@ impl TcpSender {
         self.rack.detect_loss(&mut self.sk, &mut self.sb);
         if prior_in_flight != self.in_flight() {
             if self.ca_state() != CaState::Recovery as u8 {
-                self.enter_recovery();
+                self.enter_recovery(false);
                 if !self.ops.has_cong_control() {
                     let lost = self.sk.lost - prior_lost;
                     self.cwnd_reduction(1, lost, 0);
