@@ -119,8 +119,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "fig6.cubic-fills-buffer": Measured(
             queue_full, note="CUBIC's share of 0-10 s per seed: "
                              f"{', '.join(f'{100 * c:.0f}%' for c in cubic_early)}."),
-        "fig6.first-probe-rtt": Measured(first, note=f"ProbeRTT starts per seed (s): "
-                                                     f"{'; '.join(', '.join(f'{x:.1f}' for x in p[:3]) for p in probes)}."),
+        "fig6.first-probe-rtt": Measured(
+            first, note="ProbeRTT starts per seed (s): "
+                        + "; ".join(", ".join(f"{x:.1f}" for x in p[:3]) for p in probes) + "."),
         "fig6.rtprop-inflated": Measured(rtprop_first, note=rtprop_note),
         "fig6.bbr-overwhelms-10-20s": Measured(
             bbr_after, note=f"BBR's share of 11-20 s per seed: {', '.join(f'{100 * v:.0f}%' for v in bbr_after)}; "

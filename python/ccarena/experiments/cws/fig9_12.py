@@ -162,9 +162,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "fig9.bbr-most": Measured(share[c9], note=ev(c9) + "."),
         "fig9.bbr-retransmits": Measured(
             retx[c9], note=f"{ev(c9)}; that is {100 * mean(retx[c9]) / mean(sent):.2f}% of the segments BBR delivers "
-                           f"(the paper's count would be {100 * paper.stated('fig9.bbr-retransmits') / mean(sent):.1f}% of "
-                           f"our BBR's deliveries). BBR with "
-                           f"Linux 4.14's cwnd and pacing retransmits {b414_retx:.0f}."),
+                           f"(the paper's count would be "
+                           f"{100 * paper.stated('fig9.bbr-retransmits') / mean(sent):.1f}% of our BBR's deliveries). "
+                           f"BBR with Linux 4.14's cwnd and pacing retransmits {b414_retx:.0f}."),
         "fig9.cubic-cwnd-never-grows": Measured(cubic_max, note=f"1 BDP = {bdp:.0f} packets."),
         "fig10.cyclic": Measured(
             [float(len(c)) for c in changes],
