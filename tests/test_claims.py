@@ -20,7 +20,7 @@ EXPERIMENTS_DIR = Path(claims.__file__).parent
 
 #: Paper packages whose claims are data. The others still build their rows
 #: with experiments/compare.py (to be moved, package by package).
-MIGRATED = ("hock", "bbr")
+MIGRATED = ("hock", "bbr", "cws")
 
 
 def _claim(paper: str, **extra: object) -> claims.Claim:
@@ -204,3 +204,21 @@ def test_the_framework_puts_the_judged_claims_first_with_their_rule():
     assert [r.claim for r in result.rows] == ["rtt.order", "rtt.inflight-cap"]
     assert all(r.rule for r in result.rows)
     assert result.rows[0].agrees is True and result.rows[1].agrees is False  # 2.1 and 1.9 against exactly 2
+
+
+def test_an_order_over_several_chains_judges_every_step_of_each_and_none_across():
+    c = _claim('order = "decreasing"\nsource = "L1"')
+    falling = {"1.5 BDP": [0.9] * 5, "3 BDP": [0.8] * 5}
+    rising = {"1.5 BDP": [0.6] * 5, "3 BDP": [0.7] * 5}
+    row = verdict.judge(c, Measured(chains={"10 ms": falling, "40 ms": dict(falling)}))
+    # 40 ms starts above where 10 ms ends: no step across the chains.
+    assert row.agrees is True and "10 ms: 1.5 BDP -> 3 BDP" in row.rule and "3 BDP -> 1.5" not in row.rule
+    row = verdict.judge(c, Measured(chains={"10 ms": falling, "40 ms": rising}))
+    assert row.agrees is False and "1 of 2 do" in row.rule
+
+
+def test_a_seed_that_did_not_measure_a_number_leaves_it_unjudged():
+    c = _claim('value = 10\nsource = "L1"')
+    row = verdict.judge(c, Measured([10.0, 10.0, float("nan"), 10.0, 10.0]))
+    assert row.agrees is None and "1 of 5 seeds did not measure it" in row.rule and row.ours == "1000.0%"
+    assert verdict.judge(c, Measured([float("nan")] * 5)).ours == "not measured"

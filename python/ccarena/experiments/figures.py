@@ -174,16 +174,18 @@ def _errors(series: Series) -> np.ndarray | None:
                                  np.asarray(series.hi, dtype=float) - mean]), 0.0)
 
 
-def _sparse_log_labels(x: Sequence[float], min_gap: float = 0.06) -> list[str]:
+def _sparse_log_labels(x: Sequence[float], min_gap: float = 0.06, keep: Sequence[float] = ()) -> list[str]:
     """Tick labels on a log axis, leaving out those closer than ``min_gap``
-    of the axis width to the last one labelled (800 next to 1000)."""
+    of the axis width to the last one labelled (800 next to 1000); the
+    values in ``keep`` are always labelled."""
     span = np.log(max(x) / min(x)) or 1.0
     labels: list[str] = []
     last: float | None = None
     for i, v in enumerate(x):
-        crowded = last is not None and np.log(v / last) / span < min_gap
-        nearly_last = i < len(x) - 1 and np.log(x[-1] / v) / span < min_gap
-        labels.append("" if crowded or nearly_last else f"{v:g}")
+        final = i == len(x) - 1
+        crowded = last is not None and not final and np.log(v / last) / span < min_gap
+        nearly_last = not final and np.log(x[-1] / v) / span < min_gap
+        labels.append(f"{v:g}" if v in keep or not (crowded or nearly_last) else "")
         if labels[-1]:
             last = v
     return labels
@@ -204,6 +206,7 @@ def sweep(
     integer_x: bool = False,
     logy: bool = False,
     hlines: Sequence[tuple[float, str, Mapping[str, Any]]] = (),
+    labelled: Sequence[float] = (),
 ) -> None:
     """Each series' mean against ``x``, with its seed range as error bars.
 
@@ -214,7 +217,9 @@ def sweep(
     defaults, so that no two legend entries look alike; ``integer_x`` puts a
     tick at each x (counts: no fractional ticks); ``logy`` uses a log
     y-axis with plain-number ticks (1-2-5 from 0.1 to 100: shares in
-    percent, delays in seconds).
+    percent, delays in seconds); ``labelled``: x values whose tick is
+    labelled on a log axis however close to a neighbour (the paper's 5 BDP
+    next to 6).
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.6))
@@ -228,7 +233,7 @@ def sweep(
     if logx:
         ax.set_xscale("log")
         ax.set_xticks(list(x))
-        ax.set_xticklabels(_sparse_log_labels(x))
+        ax.set_xticklabels(_sparse_log_labels(x, keep=labelled))
         ax.minorticks_off()
     elif integer_x:
         ax.set_xticks(list(x))
@@ -260,14 +265,27 @@ def grouped_bars(
     xlabel: str = "",
     hline: tuple[float, str] | None = None,
     ylim: tuple[float, float] | None = (0.0, 100.0),
+    references: Sequence[Sequence[float] | None] = (),
+    reference_label: str = "the paper",
 ) -> None:
+    """Bars per group, one per series, with their seed ranges.
+    ``references``, aligned with ``series``: a value per group (NaN where
+    there is none) drawn as a black bar-wide mark on the series' bar (the
+    paper's numbers)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(groups) + 2), 4.6))
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
+    labelled = False
     for i, s in enumerate(series):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, s.mean, width, yerr=_errors(s), capsize=3,
-               label=s.label, **s.style)
+        at = x + (i - (len(series) - 1) / 2) * width
+        ax.bar(at, s.mean, width, yerr=_errors(s), capsize=3, label=s.label, **s.style)
+        ref = np.asarray(references[i], dtype=float) if i < len(references) and references[i] is not None else None
+        if ref is not None and np.isfinite(ref).any():
+            ok = np.isfinite(ref)
+            ax.hlines(ref[ok], at[ok] - width / 2, at[ok] + width / 2, colors="black", linewidth=2.2, zorder=3,
+                      label=None if labelled else reference_label)
+            labelled = True
     if hline is not None:
         ax.axhline(hline[0], color="dimgray", linestyle="--", linewidth=0.8, label=hline[1])
     ax.set_xticks(x)

@@ -12,7 +12,10 @@ claim of every paper:
 
     An order ("increasing" over a set) is that rule applied to each step:
     the per-seed differences between neighbours against ">= 0" (or "<= 0",
-    or "= 0" for "constant": independent of the member).
+    or "= 0" for "constant": independent of the member); an order the
+    paper states of several sequences at once (the same trend at 10 and
+    40 ms) is judged on every step of each, none across.
+    A number some seed did not measure (NaN) is shown, not judged.
     A claim about a set agrees when every member agrees, or, where the
     paper states a count ("in 9 of 10"), when that many do.
     A word the paper gives no number for is shown, not judged.
@@ -47,6 +50,10 @@ class Measured:
     members: Mapping[str, Sequence[float]] = field(default_factory=dict)
     alternatives: Mapping[str, Measured] = field(default_factory=dict)
     note: str = ""
+    #: For an ``order`` the paper states of several sequences at once (the
+    #: same trend at 10 and at 40 ms): name -> members, each an order of
+    #: its own; every step of every chain is judged (none across chains).
+    chains: Mapping[str, Mapping[str, Sequence[float]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,13 @@ def _distance(mean: float, lo: float, hi: float) -> float:
 def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float], stated: str,
             *, signed: bool = False) -> _Judged:
     """The rule for one number against the paper's interval."""
+    missing = int(np.count_nonzero(~np.isfinite(np.asarray(values, dtype=float))))
+    if missing:
+        # A seed that did not measure it (NaN): the rest are shown, none judged.
+        shown = _number(claim, [v for v in values if np.isfinite(v)] or [float("nan")], interval, stated,
+                        signed=signed) if missing < len(values) else None
+        return _Judged(None, shown.ours if shown else "not measured", shown.spread if shown else "",
+                       f"not judged: {missing} of {len(values)} seeds did not measure it")
     mean, lo_v, hi_v, half = _stats(values)
     show = lambda x: claim.show(x, signed=signed)  # noqa: E731
     spread = f"{show(lo_v)} to {show(hi_v)} ({len(values)} seeds)" if len(values) > 1 else ""
@@ -90,7 +104,9 @@ def _set(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
     return _combine(claim, parts, "member")
 
 
-def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+def _steps(claim: Claim, members: Mapping[str, Sequence[float]], prefix: str = "") -> dict[str, _Judged]:
+    """Rule 1 on each step of an order: the per-seed differences between
+    neighbouring members against ">= 0" (or "<= 0", or "= 0")."""
     names = list(members)
     if len(names) < 2:
         raise ValueError(f"claim {claim.id}: an order needs at least two members")
@@ -101,11 +117,26 @@ def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
         xa, xb = np.asarray(members[a], float), np.asarray(members[b], float)
         if len(xa) != len(xb):
             raise ValueError(f"claim {claim.id}: members {a!r} and {b!r} have different seed counts")
-        parts[f"{a} -> {b}"] = _number(claim, list(xb - xa), bound, stated, signed=True)
+        parts[f"{prefix}{a} -> {b}"] = _number(claim, list(xb - xa), bound, stated, signed=True)
+    return parts
+
+
+def _ordered_means(claim: Claim, members: Mapping[str, Sequence[float]]) -> str:
+    join = {"increasing": " < ", "decreasing": " > ", "constant": " -> "}[claim.order].join
+    return join([claim.show(float(np.mean(members[n]))) for n in members]) + f" ({', '.join(members)})"
+
+
+def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+    judged = _combine(claim, _steps(claim, members), "step")
+    return _Judged(judged.agrees, _ordered_means(claim, members), judged.spread, judged.rule)
+
+
+def _chains(claim: Claim, chains: Mapping[str, Mapping[str, Sequence[float]]]) -> _Judged:
+    """An order over several chains: every step of each, judged whole."""
+    parts = {k: v for name, members in chains.items() for k, v in _steps(claim, members, f"{name}: ").items()}
     judged = _combine(claim, parts, "step")
-    ours = {"increasing": " < ", "decreasing": " > ", "constant": " -> "}[claim.order].join
-    means = [claim.show(float(np.mean(members[n]))) for n in names]
-    return _Judged(judged.agrees, ours(means) + f" ({', '.join(names)})", judged.spread, judged.rule)
+    ours = "; ".join(f"{name}: {_ordered_means(claim, members)}" for name, members in chains.items())
+    return _Judged(judged.agrees, ours, judged.spread, judged.rule)
 
 
 def _combine(claim: Claim, parts: Mapping[str, _Judged], what: str) -> _Judged:
@@ -126,7 +157,7 @@ def _combine(claim: Claim, parts: Mapping[str, _Judged], what: str) -> _Judged:
 
 def _judge(claim: Claim, measured: Measured) -> _Judged:
     if claim.order is not None:
-        return _order(claim, measured.members)
+        return _chains(claim, measured.chains) if measured.chains else _order(claim, measured.members)
     if measured.members:
         return _set(claim, measured.members)
     return _number(claim, measured.values, claim.interval, claim.stated())

@@ -26,9 +26,10 @@ import numpy as np
 from . import paper
 from .paper import LABEL
 from .. import compare
-from ..common import half_range, key, markdown_table, mean, runs_of, values
+from ..common import key, markdown_table, mean, runs_of, values
 from ..figures import Line, Panel, Series, grouped_bars, time_panels
-from ..framework import MIN_SEEDS, Experiment, Figure, Outcome, Report, RunSpec
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..verdict import Measured
 
 VARIANTS = (paper.BBR, paper.MODEST, paper.BBR_CWS, paper.BBR_414)
 CCS = tuple(v.name for v in VARIANTS)
@@ -36,14 +37,13 @@ BBR, MODEST, CWS, BBR414 = CCS
 BUFFERS = (0.5, 0.8, 1.0)
 INTERVAL = "10ms"
 COLUMNS = ("goodput_mbps", "cwnd", "retransmits")
-#: The paper's numbers (MSS).
-PAPER_BBR_CWND_05 = 82.0
-PAPER_CWS_CWND_05 = 50.0
-PAPER_CWS_CWND_1 = 71.0
-PAPER_MODEST_RETX = 0.75
-#: "Similar, regardless of buffer size": BBR's mean cwnd varies across the
-#: buffers by less than BBR-CWS's, which the paper calls different: 71 / 50.
-SIMILAR = PAPER_CWS_CWND_1 / PAPER_CWS_CWND_05
+#: The claims whose numbers (L266) Fig. 8a's cwnd bars carry: (variant, buffer) -> claim id.
+CWND_CLAIMS = {(BBR, 0.5): "fig8.bbr-cwnd-0.5bdp", (CWS, 0.5): "fig8.cws-cwnd-0.5bdp", (CWS, 1.0): "fig8.cws-cwnd-1bdp"}
+
+
+def paper_cwnd() -> dict[tuple[str, float], float]:
+    """The paper's mean cwnds (MSS), as claims.toml states them."""
+    return {point: paper.stated(cid) for point, cid in CWND_CLAIMS.items()}
 
 
 def runs(quick: bool) -> list[RunSpec]:
@@ -60,16 +60,13 @@ def runs(quick: bool) -> list[RunSpec]:
 
 def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
     seeds = paper.seeds(quick)
-    judged = len(seeds) >= MIN_SEEDS
     dur = paper.single_duration_s(quick)
     bdp = paper.bdp_packets(paper.RATE_MBPS, paper.SHORT_MS)
     rep = Report(setup=list(paper.SETUP))
     rep.setup.append(
         f"Sec. 5.3: one flow alone, {paper.RATE_MBPS} Mbit/s, {paper.SHORT_MS} ms, {dur} s, buffers "
         f"{', '.join(f'{b:g}' for b in BUFFERS)} BDP (1 BDP = {bdp:.1f} MSS). \"Average congestion window\": the "
-        "time mean of cwnd sampled every 10 ms over the run, in MSS (1448 B); retransmissions over the whole run. "
-        "\"Smaller with a smaller buffer\" holds when no step down from one buffer to the next larger exceeds the two "
-        "points' seed half-ranges together (docs/experiments.md's rule for such claims)."
+        "time mean of cwnd sampled every 10 ms over the run, in MSS (1448 B); retransmissions over the whole run."
     )
     per = {cc: {b: runs_of(outcomes, cc, seeds, buffer=paper.bkey(b)) for b in BUFFERS} for cc in CCS}
     cwnd = {cc: {b: values(per[cc][b], lambda r: float(np.mean(r.flow["cwnd"][0]))) for b in BUFFERS} for cc in CCS}
@@ -88,79 +85,47 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
 
     reduction = {b: [1 - m / x if x > 0 else 0.0 for m, x in zip(retx[MODEST][b], retx[BBR][b])] for b in BUFFERS}
     best = max(BUFFERS, key=lambda b: mean(reduction[b]))
-    bbr_spread = max(mean(cwnd[BBR][b]) for b in BUFFERS) / min(mean(cwnd[BBR][b]) for b in BUFFERS)
-    cws_order = [mean(cwnd[CWS][b]) for b in BUFFERS]
     #: "Shallow": below 1 BDP (the paper's Fig. 1: "buffer size < 1 BDP (shallow)").
     shallow = [b for b in BUFFERS if b < 1]
-    modest_not_smaller = [b for b in shallow if mean(cwnd[MODEST][b]) >= mean(cwnd[BBR][b])]
-    over = [b for b in BUFFERS if mean(reduction[b]) - half_range(reduction[b]) > PAPER_MODEST_RETX]
+    names = {b: f"{b:g} BDP" for b in BUFFERS}
 
     def cwnd_reason(cc: str, b: float) -> str:
         return (f"at {b:g} BDP the pipe plus buffer hold {(1 + b) * bdp:.0f} MSS; our {LABEL[cc]} averages "
                 f"{mean(cwnd[cc][b]):.1f} MSS with {mean(retx[cc][b]):.0f} retransmissions in {dur} s; BBR with "
                 f"Linux 4.14's cwnd (no ACK-aggregation allowance) averages {mean(cwnd[BBR414][b]):.1f} MSS.")
 
-    rep.comparisons += [
-        compare.numeric("BBR: mean cwnd at 0.5 BDP", PAPER_BBR_CWND_05, cwnd[BBR][0.5], fmt=".1f", unit=" MSS",
-                        reason=cwnd_reason(BBR, 0.5)),
-        compare.numeric("BBR-CWS: mean cwnd at 0.5 BDP", PAPER_CWS_CWND_05, cwnd[CWS][0.5], fmt=".1f", unit=" MSS",
-                        reason=cwnd_reason(CWS, 0.5) + _usf_note(usf, 0.5, has_usf)),
-        compare.numeric("BBR-CWS: mean cwnd at 1 BDP", PAPER_CWS_CWND_1, cwnd[CWS][1.0], fmt=".1f", unit=" MSS",
-                        reason=cwnd_reason(CWS, 1.0) + _usf_note(usf, 1.0, has_usf)),
-        compare.claim("BBR-CWS: mean cwnd below BBR's at 0.5 BDP", "\"50 MSS ... whereas the original BBR ... 82 MSS\"",
-                      f"{mean(cwnd[CWS][0.5]):.1f} vs {mean(cwnd[BBR][0.5]):.1f} MSS",
-                      all(c < x for c, x in zip(cwnd[CWS][0.5], cwnd[BBR][0.5])) if judged else None,
-                      reason=cwnd_reason(CWS, 0.5)),
-        compare.claim("BBR: mean cwnd across buffers (largest / smallest)",
-                      f"\"average congestion window sizes are similar, regardless of buffer size\" (< {SIMILAR:.2f}: "
-                      "BBR-CWS's 71 / 50, which the paper calls different)", f"{bbr_spread:.2f}",
-                      bbr_spread < SIMILAR if judged else None,
-                      reason="; ".join(cwnd_reason(BBR, b) for b in BUFFERS)),
-        compare.claim("BBR-CWS: mean cwnd rises with the buffer",
-                      "\"a smaller average congestion window when operating on links with a smaller buffer\"",
-                      " -> ".join(f"{c:.1f}" for c in cws_order) + " MSS",
-                      (not paper.falls_against([cwnd[CWS][b] for b in BUFFERS])) if judged else None,
-                      reason="; ".join(cwnd_reason(CWS, b) for b in BUFFERS)),
-        compare.ours_only("BBR-CWS / BBR goodput (0.5, 0.8, 1 BDP)",
-                          ", ".join(f"{mean(good[CWS][b]) / mean(good[BBR][b]):.3f}" for b in BUFFERS),
-                          note="the paper: \"similar throughput to the original BBR\" (no number)."),
-        compare.claim("Modest BBR: mean cwnd below BBR's below 1 BDP",
-                      "\"smaller average congestion window size than the original BBR for shallow buffer "
-                      "environments\"",
-                      ", ".join(f"{mean(cwnd[MODEST][b]):.1f} vs {mean(cwnd[BBR][b]):.1f}" for b in shallow) + " MSS",
-                      (not modest_not_smaller) if judged else None,
-                      reason="; ".join(cwnd_reason(MODEST, b) for b in modest_not_smaller)),
-        compare.claim("Modest BBR: largest retransmission reduction against BBR",
-                      "\"reducing retransmission by up to 75%\"",
-                      f"{100 * mean(reduction[best]):.1f}% at {best:g} BDP",
-                      (compare.within_spread(PAPER_MODEST_RETX, reduction[best]) and not over) if judged else None,
-                      spread_text=compare.spread([100 * v for v in reduction[best]], ".1f"),
-                      reason="; ".join(f"at {b:g} BDP Modest BBR retransmits {mean(retx[MODEST][b]):.0f} segments "
-                                       f"against BBR's {mean(retx[BBR][b]):.0f} ({100 * mean(reduction[b]):.1f}% fewer)"
-                                       for b in BUFFERS) + "."),
-        compare.ours_only("BBR: retransmissions in 60 s (0.5, 0.8, 1 BDP)",
-                          ", ".join(f"{mean(retx[BBR][b]):.0f}" for b in BUFFERS),
-                          note="the paper: \"creates significant packet retransmission\" (no number)."),
-        compare.ours_only("BBR-CWS: retransmissions in 60 s (0.5, 0.8, 1 BDP)",
-                          ", ".join(f"{mean(retx[CWS][b]):.0f}" for b in BUFFERS)),
-    ]
-    if has_usf:
-        order = [mean(usf[b]) for b in BUFFERS]
-        rep.comparisons.append(compare.claim(
-            "BBR-CWS: mean upper_scaling_factor rises with the buffer",
-            "\"the upper_scaling_factor has a lower value when the buffer size is smaller\"",
-            " -> ".join(f"{u:.2f}" for u in order),
-            (not paper.falls_against([usf[b] for b in BUFFERS])) if judged else None,
-            reason="; ".join(f"at {b:g} BDP mean {mean(usf[b]):.2f} ({compare.spread(usf[b], '.2f')}) with "
-                             f"{mean(retx[CWS][b]):.0f} retransmissions in {dur} s and a mean cwnd of "
-                             f"{mean(cwnd[CWS][b]):.1f} MSS (pipe plus buffer {(1 + b) * bdp:.0f} MSS)"
-                             for b in BUFFERS) + ". Where usf stays at its cap of 1 through the losses, these runs "
-                             "do not show which of the algorithm's conditions keeps it there."))
-    else:
-        rep.comparisons.append(compare.claim(
-            "BBR-CWS: mean upper_scaling_factor rises with the buffer",
-            "\"the upper_scaling_factor has a lower value when the buffer size is smaller\"", "not measured", None,
-            reason=paper.USF_TODO))
+    rep.measured.update({
+        "fig8.bbr-retransmits": Measured(members={names[b]: retx[BBR][b] for b in BUFFERS}),
+        "fig8.bbr-cwnd-similar": Measured(
+            [max(cwnd[BBR][b][k] for b in BUFFERS) / min(cwnd[BBR][b][k] for b in BUFFERS) for k in range(len(seeds))],
+            note=f"BBR-CWS's 71 over 50 MSS, which the paper calls smaller with a smaller buffer, is "
+                 f"{71 / 50:.2f}x; " + " ".join(cwnd_reason(BBR, b) for b in BUFFERS)),
+        "fig8.modest-cwnd-below-bbr": Measured(
+            members={names[b]: [m - x for m, x in zip(cwnd[MODEST][b], cwnd[BBR][b])] for b in shallow},
+            note=" ".join(cwnd_reason(MODEST, b) for b in shallow)),
+        "fig8.modest-retx-reduction": Measured(
+            reduction[best], note=f"largest at {best:g} BDP; " + "; ".join(
+                f"at {b:g} BDP Modest BBR retransmits {mean(retx[MODEST][b]):.0f} segments against BBR's "
+                f"{mean(retx[BBR][b]):.0f} ({100 * mean(reduction[b]):.1f}% fewer)" for b in BUFFERS) + "."),
+        "fig8.cws-cwnd-rises": Measured(members={names[b]: cwnd[CWS][b] for b in BUFFERS},
+                                        note=" ".join(cwnd_reason(CWS, b) for b in BUFFERS)),
+        "fig8.cws-similar-throughput": Measured(
+            members={names[b]: [c / x if x > 0 else float("nan") for c, x in zip(good[CWS][b], good[BBR][b])]
+                     for b in BUFFERS}),
+        "fig8.bbr-cwnd-0.5bdp": Measured(cwnd[BBR][0.5], note=cwnd_reason(BBR, 0.5)),
+        "fig8.cws-cwnd-0.5bdp": Measured(cwnd[CWS][0.5], note=cwnd_reason(CWS, 0.5) + _usf_note(usf, 0.5, has_usf)),
+        "fig8.cws-below-bbr-0.5bdp": Measured(members={"BBR-CWS": cwnd[CWS][0.5], "BBR": cwnd[BBR][0.5]},
+                                              note=cwnd_reason(CWS, 0.5)),
+        "fig8.cws-cwnd-1bdp": Measured(cwnd[CWS][1.0], note=cwnd_reason(CWS, 1.0) + _usf_note(usf, 1.0, has_usf)),
+        "fig8.usf-rises": Measured(
+            members={names[b]: usf[b] for b in BUFFERS},
+            note=("; ".join(f"at {b:g} BDP mean {mean(usf[b]):.2f} ({compare.spread(usf[b], '.2f')}) with "
+                            f"{mean(retx[CWS][b]):.0f} retransmissions in {dur} s and a mean cwnd of "
+                            f"{mean(cwnd[CWS][b]):.1f} MSS (pipe plus buffer {(1 + b) * bdp:.0f} MSS)"
+                            for b in BUFFERS) + ".") if has_usf else paper.USF_TODO),
+    })
+    rep.comparisons.append(compare.ours_only("BBR-CWS: retransmissions in 60 s (0.5, 0.8, 1 BDP)",
+                                             ", ".join(f"{mean(retx[CWS][b]):.0f}" for b in BUFFERS)))
 
     rows = [[LABEL[cc], f"{b:g}", f"{mean(good[cc][b]):.1f}", f"{mean(retx[cc][b]):.0f} "
              f"({compare.spread(retx[cc][b], '.0f') or '-'})", f"{mean(cwnd[cc][b]):.1f} "
@@ -176,13 +141,17 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                                         ("fig8a-cwnd.png", cwnd, "mean cwnd (MSS)", None)):
             series = [Series(LABEL[cc], [mean(data[cc][b]) for b in BUFFERS], [min(data[cc][b]) for b in BUFFERS],
                              [max(data[cc][b]) for b in BUFFERS]) for cc in shown]
-            high = max(max(data[cc][b]) for cc in shown for b in BUFFERS)
+            ref = paper_cwnd() if data is cwnd else {}
+            refs = [[ref.get((cc, b), float("nan")) for b in BUFFERS] for cc in shown] if ref else []
+            high = max([max(data[cc][b]) for cc in shown for b in BUFFERS] + list(ref.values()))
             grouped_bars(fig_dir / name, f"One flow alone, {paper.RATE_MBPS} Mbit/s, {paper.SHORT_MS} ms: {ylabel}",
                          groups, series, ylabel=ylabel, xlabel="bottleneck buffer",
-                         ylim=(0, top if top is not None else 1.1 * max(high, 1.0)))
+                         ylim=(0, top if top is not None else 1.1 * max(high, 1.0)), references=refs,
+                         reference_label="the paper (L266)")
         rep.figures += [Figure("fig8a-throughput.png", "the paper's Fig. 8a: goodput (mean, seed range)"),
                         Figure("fig8a-retransmissions.png", "the paper's Fig. 8a: retransmissions over 60 s"),
-                        Figure("fig8a-cwnd.png", "the paper's Fig. 8a: mean cwnd (MSS)")]
+                        Figure("fig8a-cwnd.png", "the paper's Fig. 8a: mean cwnd (MSS); black marks: the paper's "
+                                                 "82, 50 and 71 MSS (L266)")]
         if has_usf:
             run0 = per[CWS][BUFFERS[0]][0]
             time_panels(fig_dir / "fig8b.png", f"BBR-CWS alone: upper_scaling_factor (seed {seeds[0]})", run0.t_s,

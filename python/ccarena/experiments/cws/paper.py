@@ -100,8 +100,10 @@ SETUP = [
     "Flows start together and every number is measured over the whole run (the paper plots \"over the entire "
     "transfer time\" and names no warm-up to exclude).",
     f"Each point is run with seeds {', '.join(map(str, SEEDS))}; we report the mean and the min-max range. The "
-    "paper reports single runs without error bars, so a number agrees when the paper's value lies within half "
-    "our seed range of our mean (docs/experiments.md, \"When a row agrees\").",
+    "paper reports single runs without error bars: a number it states is taken to the precision it is stated to "
+    "(\"10 s\" +-0.5 s), a bound or a range as stated, and a claim agrees when the distance from our mean to it is "
+    "at most the larger of that and half our seed range (the rule beside each row; the claims are in "
+    "experiments/cws/claims.toml).",
     "Our BBR is Linux 6.x BBRv1 (cc/bbr.c); the paper ran Linux 4.14, which lacks the ACK-aggregation "
     "allowance in cwnd and the 1% pacing margin. Where it matters an ablation with both switched off "
     "(\"BBR, Linux 4.14 cwnd/pacing\") runs next to it.",
@@ -111,11 +113,12 @@ SETUP = [
 
 #: How Jain's index is taken (the paper gives the formula but not the interval).
 JAIN_SETUP = (
-    "Jain's index F = (sum x)^2 / (n sum x^2). The paper does not say over what interval x is taken; its text "
-    "says the deep-buffer oscillation \"causes constantly low fairness, regardless of whether both flows reach "
-    "the same average throughput\", which a whole-run average cannot show. So our primary F is taken on each "
-    "flow's goodput per 0.1 s (the paper's sampling interval) and averaged over the run's intervals; F on "
-    "whole-run goodputs is reported next to it."
+    "Jain's index F = (sum x)^2 / (n sum x^2), x the flows' throughput (L272-L273). The paper does not say over "
+    "what interval x is taken; its text says the deep-buffer oscillation \"causes constantly low fairness, "
+    "regardless of whether both flows reach the same average throughput\" (L56), which a whole-run average cannot "
+    "show. So our primary F is taken on each flow's goodput per 0.1 s (the paper's sampling interval, L271) and "
+    "averaged over the run's intervals; F on whole-run goodputs is the other reasonable reading, measured next to "
+    "it for every claim on F: where the two give different verdicts the row says it depends on the metric."
 )
 
 
@@ -178,12 +181,6 @@ def pair(variant: Variant, rtt_ms: float, *, seed: int, duration: float, buffer_
 
 #: Jain's index of an array of values (traces.jain).
 jain = traces.jain
-
-
-def share_at_jain(f: float) -> float:
-    """The smaller of two flows' shares at which their Jain's index is
-    ``f`` (0.5 <= f <= 1): (1 - sqrt(1/f - 1)) / 2."""
-    return (1 - math.sqrt(1 / f - 1)) / 2
 
 
 def binned(run: Outcome, col: str, step_s: float = STEP_S, *, total: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -283,19 +280,6 @@ USF_TODO = (f"this build of the engine does not export BBR-CWS's upper_scaling_f
             f"`{USF_COLUMN}`), so it is not measured.")
 
 
-def falls_against(points: list[list[float]]) -> list[int]:
-    """"Rises as the buffer grows" over per-point seed values, by
-    docs/experiments.md's rule for such claims: the indices i where the
-    step from point i to i + 1 goes down by more than the two points' seed
-    half-ranges together (none: the claim holds)."""
-    def half(xs: list[float]) -> float:
-        return (max(xs) - min(xs)) / 2
-
-    means = [sum(p) / len(p) for p in points]
-    return [i for i in range(len(points) - 1)
-            if means[i] - means[i + 1] > half(points[i]) + half(points[i + 1])]
-
-
 def bkey(bdp: float) -> str:
     """A buffer size as run keys show it ("0.5", "5")."""
     return f"{bdp:g}"
@@ -303,6 +287,15 @@ def bkey(bdp: float) -> str:
 
 #: A --quick run gives no verdicts (common.finish).
 finish = common.finish
+
+
+def stated(claim_id: str) -> float:
+    """The number the paper states for a claim, as claims.toml holds it
+    (for a figure's reference mark or a note's comparison; never a bar)."""
+    from .. import claims
+
+    claim = next(c for c in claims.of_paper(PAPER.key) if c.id == claim_id)
+    return claim.interval[0]
 
 
 #: How RTprop is read (the engine exports the sender's tcp_min_rtt, a
