@@ -229,6 +229,14 @@ def test_a_failing_run_is_reported_with_its_key():
             runner.execute([RunSpec("fine", good), RunSpec("broken", bad)], jobs=jobs)
 
 
+def _rows(name: str, rep) -> list:
+    """Every row of the experiment's report: its claims judged by the
+    framework, then its own rows."""
+    from ccarena.experiments.framework import all_rows
+
+    return all_rows(experiments.get(name), experiments.paper_of(name).key, rep)
+
+
 @pytest.fixture(scope="module")
 def quick_outcomes():
     """Every experiment's --quick runs (one seed), run once for this module."""
@@ -240,7 +248,7 @@ def quick_outcomes():
 
 def test_no_quick_row_differs_without_a_reason(quick_outcomes):
     for name in experiments.names():
-        rows = experiments.get(name).analyse(quick_outcomes[name], None, True).comparisons
+        rows = _rows(name, experiments.get(name).analyse(quick_outcomes[name], None, True))
         assert not [c.quantity for c in rows if c.unexplained], name
 
 
@@ -262,7 +270,7 @@ def test_every_judged_row_that_differs_says_why_from_its_numbers(quick_outcomes,
             if k.endswith(f"/seed={first}"):
                 for seed in paper.SEEDS[1:]:
                     outcomes.setdefault(k[: -len(str(first))] + str(seed), run)
-        rows = experiments.get(name).analyse(outcomes, None, True).comparisons
+        rows = _rows(name, experiments.get(name).analyse(outcomes, None, True))
         assert not [c.quantity for c in rows if c.unexplained], name
         judged += sum(c.agrees is not None for c in rows)
         for c in rows:
