@@ -16,23 +16,39 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+
 from . import paper
 from ..common import key, markdown_table, mean, pct, runs_of
 from ..compare import spread
-from ..figures import Series, grouped_bars
+from ..figures import Series, grouped_bars, sweep
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 from ..verdict import Measured
 
 #: Flows per algorithm.
 PAIRS = (1, 2)
+#: The backup slide's 1 BBR vs 1 CUBIC over buffer sizes (L200-L202; the
+#: slides give the figure, not its sizes): 0.25 to 8 BDP of the 20-ms path,
+#: the two buffers of the main slides among them.
+SWEEP_MS = (5, 10, 16, 20, 40, 80, 160)
+QUICK_SWEEP_MS = (5, 16, 160)
+#: BBR's cwnd and bandwidth estimate, for "BBR's inflight cap is larger
+#: due to present queuing delay" (L190).
+COLUMNS = paper.OWN_BDP_COLUMNS
+
+
+def buffers(n: int, quick: bool) -> tuple[float, ...]:
+    """The buffers of the n vs n runs: both of the slides' for 2 vs 2; the
+    sweep, which holds them, for 1 vs 1."""
+    return paper.BUFFERS_MS if n > 1 else (QUICK_SWEEP_MS if quick else SWEEP_MS)
 
 
 def runs(quick: bool) -> list[RunSpec]:
     return [RunSpec(key("mix", seed, n=n, buffer=paper.bkey(b)),
                     paper.scenario([paper.flow(paper.BBR, paper.RTT_MS, count=n),
                                     paper.flow(paper.CUBIC, paper.RTT_MS, count=n)],
-                                   seed=seed, quick=quick, buffer_ms=b, interval=None))
-            for n in PAIRS for b in paper.BUFFERS_MS for seed in paper.seeds(quick)]
+                                   seed=seed, quick=quick, buffer_ms=b), COLUMNS if n == 1 else ())
+            for n in PAIRS for b in buffers(n, quick) for seed in paper.seeds(quick)]
 
 
 def bbr_share(run: Outcome, n: int) -> float:
@@ -64,6 +80,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                        for b in bufs) + ".")
     rep.measured["vs-cubic.severely-suppressed"] = Measured(
         members=per_buffer(lambda b: [1 - x for x in share[(2, b)]]))
+    lo = paper.window_from_s(quick)
+    rep.measured["vs-cubic.cap-larger"] = Measured(
+        members={f"{b} ms": [paper.over_own_bdp(r, 0, paper.RTT_MS, lo, "cwnd")
+                             for r in runs_of(outcomes, "mix", seeds, n=1, buffer=paper.bkey(b))] for b in bufs},
+        note="without a queue the cap is 2 BDP (plus Linux 4.9's 3 TSO bursts); a queue in BBR's RTprop "
+             "estimate raises it.")
     rep.measured["vs-cubic.may-lose"] = Measured(
         share[(1, large)], note=f"CUBIC ahead in {sum(x < 0.5 for x in share[(1, large)])} of "
                                 f"{len(share[(1, large)])} seeds.")
@@ -83,6 +105,18 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                              style={"color": "tab:red"})],
                      ylabel="share of the goodput (%)", hline=(50.0, "equal split"))
         rep.figures.append(Figure("vs_cubic.png", "each algorithm's share of the goodput (mean, seed range)"))
+        swept = buffers(1, quick)
+        one = [[bbr_share(r, 1) for r in runs_of(outcomes, "mix", seeds, n=1, buffer=paper.bkey(b))] for b in swept]
+        sweep(fig_dir / "vs_cubic_buffers.png", f"1 BBR (Linux 4.9) vs 1 CUBIC flow, {paper.RATE_MBPS / 1000:g} "
+              f"Gbit/s, {paper.RTT_MS} ms", [b / paper.RTT_MS for b in swept],
+              [Series("BBR", [100 * mean(x) for x in one], [100 * min(x) for x in one], [100 * max(x) for x in one],
+                      style={"color": "tab:green"}),
+               Series("CUBIC", [100 * (1 - mean(x)) for x in one], [100 * (1 - max(x)) for x in one],
+                      [100 * (1 - min(x)) for x in one], style={"color": "tab:red"})],
+              xlabel="bottleneck buffer (BDP of the 20-ms path)", ylabel="share of the goodput (%)", logx=True,
+              hline=(50.0, "equal split"))
+        rep.figures.append(Figure("vs_cubic_buffers.png", "1 vs 1 over buffer sizes, as the backup slide "
+                                                          "(L200-L202): each algorithm's share (mean, seed range)"))
     return paper.finish(rep, quick)
 
 
