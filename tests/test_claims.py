@@ -97,6 +97,16 @@ def test_an_order_is_the_rule_on_each_steps_per_seed_differences():
     assert verdict.judge(c, Measured(members=falling)).agrees is False
 
 
+def test_a_point_the_run_did_not_measure_is_neither_judged_nor_an_error():
+    # A --quick run leaves some of the paper's points out (bbq-fig3-14 runs no 400 Mbit/s).
+    row = verdict.judge(_claim('value = 6.14\nsource = "L1"'), Measured([]))
+    assert row.agrees is None and row.rule == "not measured in this run" and row.ours == "-"
+    row = verdict.judge(_claim('order = "decreasing"\nsource = "L1"'), Measured(members={}))
+    assert row.agrees is None and row.rule == "not measured in this run"
+    row = verdict.judge(_claim('shown = "no number"'), Measured([]))
+    assert row.agrees is None and row.rule.startswith("not measured in this run; shown, not judged")
+
+
 def test_a_word_without_a_number_is_shown_not_judged():
     c = _claim('shown = "no number for close"')
     row = verdict.judge(c, Measured([0.4, 0.5, 0.6, 0.5, 0.5]))

@@ -56,6 +56,10 @@ class _Judged:
     rule: str
 
 
+#: A point this run did not measure (a --quick run leaves some out).
+_NOT_MEASURED = _Judged(None, "-", "", "not measured in this run")
+
+
 def _stats(values: Sequence[float]) -> tuple[float, float, float, float]:
     arr = np.asarray(values, dtype=float)
     return float(arr.mean()), float(arr.min()), float(arr.max()), float(arr.max() - arr.min()) / 2
@@ -68,6 +72,8 @@ def _distance(mean: float, lo: float, hi: float) -> float:
 def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float], stated: str,
             *, signed: bool = False) -> _Judged:
     """The rule for one number against the paper's interval."""
+    if len(values) == 0:
+        return _NOT_MEASURED
     mean, lo_v, hi_v, half = _stats(values)
     show = lambda x: claim.show(x, signed=signed)  # noqa: E731
     spread = f"{show(lo_v)} to {show(hi_v)} ({len(values)} seeds)" if len(values) > 1 else ""
@@ -91,6 +97,8 @@ def _set(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
 
 def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
     names = list(members)
+    if not names:
+        return _NOT_MEASURED
     if len(names) < 2:
         raise ValueError(f"claim {claim.id}: an order needs at least two members")
     bound = (0.0, float("inf")) if claim.order == "increasing" else (-float("inf"), 0.0)
@@ -132,6 +140,8 @@ def _judge(claim: Claim, measured: Measured) -> _Judged:
 
 
 def _shown(claim: Claim, measured: Measured) -> _Judged:
+    if not measured.members and len(measured.values) == 0:
+        return _Judged(None, "-", "", f"not measured in this run; shown, not judged: {claim.shown}")
     if measured.members:
         parts = {n: _stats(v) for n, v in measured.members.items()}
         ours = "; ".join(f"{n}: {claim.show(s[0])}" for n, s in parts.items())
