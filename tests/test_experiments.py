@@ -240,7 +240,8 @@ def quick_outcomes():
 
 def test_no_quick_row_differs_without_a_reason(quick_outcomes):
     for name in experiments.names():
-        rows = experiments.get(name).analyse(quick_outcomes[name], None, True).comparisons
+        exp = experiments.get(name)
+        rows = framework.all_rows(exp, registry.paper_of(name).key, exp.analyse(quick_outcomes[name], None, True))
         assert not [c.quantity for c in rows if c.unexplained], name
 
 
@@ -262,7 +263,8 @@ def test_every_judged_row_that_differs_says_why_from_its_numbers(quick_outcomes,
             if k.endswith(f"/seed={first}"):
                 for seed in paper.SEEDS[1:]:
                     outcomes.setdefault(k[: -len(str(first))] + str(seed), run)
-        rows = experiments.get(name).analyse(outcomes, None, True).comparisons
+        exp = experiments.get(name)
+        rows = framework.all_rows(exp, registry.paper_of(name).key, exp.analyse(outcomes, None, True))
         assert not [c.quantity for c in rows if c.unexplained], name
         judged += sum(c.agrees is not None for c in rows)
         for c in rows:
