@@ -98,11 +98,11 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         # "Advantage" read as the share above its fair share 1/(N+1), another reasonable metric.
         alternatives={"its share minus its fair share 1/(N+1)": Measured(
             members={name[n]: [v - 1 / (n + 1) for v in long_share["bbr"][n]] for n in points})},
-        note=_rises_reason(long_rises, {n: mean(long_share["bbr"][n]) for n in points}, long_half, "%"))
+        note=("; ".join(f"{name[n]}: {100 * mean(long_share['bbr'][n]):.1f}% against a fair share of "
+                        f"{100 / (n + 1):.1f}%" for n in points) + ". "
+              + _rises_reason(long_rises, {n: mean(long_share["bbr"][n]) for n in points}, long_half, "%")).strip())
     rep.measured["fig6.bbr-outnumbered"] = Measured(
-        members={name[n]: [v - 1 / (n + 1) for v in long_share["bbr"][n]] for n in points},
-        note="; ".join(f"{n}: {100 * mean(long_share['bbr'][n]):.1f}% against a fair share of {100 / (n + 1):.1f}%"
-                       for n in points) + ".")
+        members={name[n]: [v - 1 / (n + 1) for v in long_share["bbr"][n]] for n in points})
     worst = min(points, key=lambda n: mean(each["bbq"][n]) - mean(each["bbr"][n]))
     rep.measured["fig16.each-improves"] = Measured(
         members={name[n]: [q - b for b, q in zip(each["bbr"][n], each["bbq"][n], strict=True)] for n in points},
