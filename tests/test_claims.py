@@ -20,7 +20,7 @@ EXPERIMENTS_DIR = Path(claims.__file__).parent
 
 #: Paper packages whose claims are data. The others still build their rows
 #: with experiments/compare.py (to be moved, package by package).
-MIGRATED = ("hock", "bbr", "cws")
+MIGRATED = ("hock", "bbr", "cws", "bbq")
 
 
 def _claim(paper: str, **extra: object) -> claims.Claim:
@@ -106,6 +106,16 @@ def test_constant_is_the_rule_on_each_steps_differences_against_zero():
     rising = {"10 kB": [1.0] * 5, "20 kB": [2.0] * 5, "50 kB": [2.0] * 5}
     row = verdict.judge(c, Measured(members=rising))
     assert row.agrees is False and "1 of 2 do" in row.rule and row.ours.startswith("100.0% -> 200.0% -> 200.0%")
+
+
+def test_a_point_the_run_did_not_measure_is_neither_judged_nor_an_error():
+    # A --quick run leaves some of the paper's points out (bbq-fig3-14 runs no 400 Mbit/s).
+    row = verdict.judge(_claim('value = 6.14\nsource = "L1"'), Measured([]))
+    assert row.agrees is None and row.rule == "not measured in this run" and row.ours == "-"
+    row = verdict.judge(_claim('order = "decreasing"\nsource = "L1"'), Measured(members={}))
+    assert row.agrees is None and row.rule == "not measured in this run"
+    row = verdict.judge(_claim('shown = "no number"'), Measured([]))
+    assert row.agrees is None and row.rule.startswith("not measured in this run; shown, not judged")
 
 
 def test_a_word_without_a_number_is_shown_not_judged():

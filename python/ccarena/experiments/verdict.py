@@ -64,6 +64,10 @@ class _Judged:
     rule: str
 
 
+#: A point this run did not measure (a --quick run leaves some out).
+_NOT_MEASURED = _Judged(None, "-", "", "not measured in this run")
+
+
 def _stats(values: Sequence[float]) -> tuple[float, float, float, float]:
     arr = np.asarray(values, dtype=float)
     return float(arr.mean()), float(arr.min()), float(arr.max()), float(arr.max() - arr.min()) / 2
@@ -76,6 +80,8 @@ def _distance(mean: float, lo: float, hi: float) -> float:
 def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float], stated: str,
             *, signed: bool = False) -> _Judged:
     """The rule for one number against the paper's interval."""
+    if len(values) == 0:
+        return _NOT_MEASURED
     missing = int(np.count_nonzero(~np.isfinite(np.asarray(values, dtype=float))))
     if missing:
         # A seed that did not measure it (NaN): the rest are shown, none judged.
@@ -127,6 +133,8 @@ def _ordered_means(claim: Claim, members: Mapping[str, Sequence[float]]) -> str:
 
 
 def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+    if not members:
+        return _NOT_MEASURED
     judged = _combine(claim, _steps(claim, members), "step")
     return _Judged(judged.agrees, _ordered_means(claim, members), judged.spread, judged.rule)
 
@@ -164,6 +172,8 @@ def _judge(claim: Claim, measured: Measured) -> _Judged:
 
 
 def _shown(claim: Claim, measured: Measured) -> _Judged:
+    if not measured.members and len(measured.values) == 0:
+        return _Judged(None, "-", "", f"not measured in this run; shown, not judged: {claim.shown}")
     if measured.members:
         parts = {n: _stats(v) for n, v in measured.members.items()}
         ours = "; ".join(f"{n}: {claim.show(s[0])}" for n, s in parts.items())

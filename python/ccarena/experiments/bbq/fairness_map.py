@@ -53,9 +53,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                         f"Short RTTs {', '.join(map(str, shorts))} ms x long RTTs {', '.join(map(str, longs))} ms "
                         "(long > short), one seed per cell.",
                         "Beyond the paper, and one seed per cell: every row is ours only and nothing is judged "
-                        "(a verdict needs a paper claim and 5 seeds, docs/experiments.md rules 1 and 3). \"Fairer\" "
-                        "counts cells where BBQ's split is closer to 50/50 than BBR's (framework.fairer), not cells "
-                        "where the shorter flow merely gets more."])
+                        "(a verdict needs a paper claim and 5 seeds, docs/experiments.md). \"Fairer\" counts cells "
+                        "where BBQ's split is closer to 50/50 than BBR's (|share - 50%| smaller), not cells where "
+                        "the shorter flow merely gets more."])
     share = {cc: np.full((len(shorts), len(longs)), np.nan) for cc in CCS}
     for cc in CCS:
         for s, lg in cells:

@@ -67,8 +67,8 @@ SETUP = [
     "\"excluding the startup phase\"; we chose 20 s, after Startup, Drain and the first ProbeRTT).",
     f"Each point is run with seeds {', '.join(map(str, SEEDS))} (the random ProbeBW start phase); "
     "we report the mean and the min-max range. The paper reports single runs without error bars, "
-    "so a number agrees when the paper's value lies within half our seed range of our mean "
-    "(docs/experiments.md, \"When a row agrees\").",
+    "so a number agrees when the distance from our mean to the paper's value, range or bound is at most "
+    "half our seed range (the rule under the table; the claims are in bbq/claims.toml).",
 ]
 
 
