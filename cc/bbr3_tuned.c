@@ -11,7 +11,7 @@
  * two are parameters of every bbr3 flow (pacing_margin, send_quantum and
  * the quantum_* end points), and this file changes only their defaults.
  */
-#define BBR3_PACING_MARGIN_PPM_DEFAULT 70000	/* 7% */
+#define BBR3_PACING_MARGIN_PPM_DEFAULT CCA_TUNED_PACING_MARGIN_PPM /* 7% */
 #define BBR3_SEND_QUANTUM_DEFAULT CCA_QUANTUM_LINEAR
 /* The linear quantum works through min_tso_segs: register it under BPF
  * too (ccarena_compat.h: a BPF min_tso_segs costs Linux 6.18 periodic

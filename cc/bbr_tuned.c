@@ -16,9 +16,9 @@
  * the design document); the two are parameters of every BBR flow
  * (pacing_margin, send_quantum and the quantum_* end points), so a plain
  * bbr flow can be tuned the same way, and this file changes only their
- * defaults. The blog tuned BBRv2; bbr3_tuned.c is that.
+ * defaults. The blog tuned BBRv2: bbr2_tuned.c.
  */
-#define BBR_PACING_MARGIN_PPM_DEFAULT 70000	/* 7% */
+#define BBR_PACING_MARGIN_PPM_DEFAULT CCA_TUNED_PACING_MARGIN_PPM /* 7% */
 #define BBR_SEND_QUANTUM_DEFAULT CCA_QUANTUM_LINEAR
 /* The linear quantum works through min_tso_segs: register it under BPF
  * too (ccarena_compat.h: a BPF min_tso_segs costs Linux 6.18 periodic

@@ -303,9 +303,9 @@ def test_bpf_min_tso_segs_only_where_the_send_quantum_needs_it(tmp_path: Path, m
     """A BPF min_tso_segs makes Linux 6.18 send periodic unpaced bursts
     (cc/include/ccarena_compat.h, docs/live.md), so the BBR cores register
     it only when their send quantum works through it: bbr_tuned,
-    bbr3_tuned, and a variant that changes send_quantum (the parameter
-    build.py names is in both tables); bbr, its derivatives and bbr3 leave
-    the floor to the kernel's sysctl (2)."""
+    bbr2_tuned, bbr3_tuned, and a variant that changes send_quantum (the
+    parameter build.py names is in both tables); bbr, its derivatives,
+    bbr2 and bbr3 leave the floor to the kernel's sysctl (2)."""
     from ccarena.kernel.build import SEND_QUANTUM_PARAM
 
     monkeypatch.setenv("CCARENA_BPF_CACHE", str(tmp_path))
@@ -316,9 +316,9 @@ def test_bpf_min_tso_segs_only_where_the_send_quantum_needs_it(tmp_path: Path, m
         return b"_cb_min_tso_segs" in kernel.build(target).read_bytes()  # the program's name
 
     assert SEND_QUANTUM_PARAM in [k for k, _ in _core.cc_params("bbr3")]
-    for plain in ("bbr@ccarena", "bbq", "bbr_cws", "bbr3"):
+    for plain in ("bbr@ccarena", "bbq", "bbr_cws", "bbr2", "bbr3"):
         assert not has_min_tso(kernel.resolve(plain, None)), plain
-    for quantum in ("bbr_tuned", "bbr3_tuned"):
+    for quantum in ("bbr_tuned", "bbr2_tuned", "bbr3_tuned"):
         assert has_min_tso(kernel.resolve(quantum, None)), quantum
     assert has_min_tso(kernel.resolve("bbr@ccarena", {SEND_QUANTUM_PARAM: 2}))
     assert has_min_tso(kernel.resolve("bbr3", {SEND_QUANTUM_PARAM: 2}))

@@ -2,7 +2,10 @@
 /*
  * bbr3_core.h - BBRv3: the model and control laws of Google's v3 release of
  * Linux's net/ipv4/tcp_bbr.c (github.com/google/bbr, branch v3,
- * BBR_VERSION 3), for cc/bbr3.c and any variant of it.
+ * BBR_VERSION 3), for cc/bbr3.c and any variant of it; built with
+ * BBR3_CORE_VERSION 2, also BBRv2 (cc/bbr2.c: Google's v2alpha
+ * tcp_bbr2.c, which v3 fixed; the places where v2's code differs are
+ * marked "[v2 N]" and listed in cc/bbr2.c).
  *
  * Spec: that file (decision for decision, with the deviations listed
  * below), and N. Cardwell et al., "BBRv3: Algorithm Bug Fixes and Public
@@ -190,6 +193,19 @@
 
 #include "ccarena_compat.h"
 
+/*
+ * The v2 build. cc/bbr2.c defines BBR3_CORE_VERSION 2 before including
+ * this file, and runs Google's v2alpha tcp_bbr2.c on this core: where v2
+ * and v3 are the same code it runs as is; where the code differs, it tests
+ * BBR3_V2 (a constant: the other branch is compiled out) at the places
+ * marked "[v2 N]", N the number of the difference in cc/bbr2.c's header.
+ * Constants that differ are parameter defaults (bbr3_params.h).
+ */
+#ifndef BBR3_CORE_VERSION
+#define BBR3_CORE_VERSION 3
+#endif
+#define BBR3_V2 (BBR3_CORE_VERSION == 2)
+
 /* Scale factor for rate in pkt/us to keep precision: 1 unit ~ 715 bit/s at
  * a 1500 B MTU; a u32 holds up to ~3 Tbit/s. */
 #define BW_SCALE 24
@@ -329,6 +345,9 @@ static inline struct bbr3 *bbr3_ca(const struct sock *sk)
 #define BBR3_BW_PROBE_RAND_ROUNDS 2
 /* sysctl_tcp_min_tso_segs: the least TSO burst, segments. */
 #define BBR3_MIN_TSO_SEGS 2
+/* v2 only [v2 5]: UP ends once, after a min_rtt, inflight reaches this
+ * multiple of the BDP (v1's probing gain; v2's bw_probe_pif_gain). */
+#define BBR2_BW_PROBE_PIF_GAIN (BBR_UNIT * 5 / 4)
 
 #include "bbr3_params.h"
 
@@ -594,6 +613,12 @@ static inline u32 bbr3_tso_segs_generic(struct sock *sk, u32 mss_now,
 		bbr3_ca(sk)->min_rtt_us, mss_now,
 		cca_u32_param(sk, BBR3_PARAM_TSO_RTT_SHIFT,
 			      BBR3_TSO_RTT_SHIFT_DEFAULT), &floor);
+	/* [v2 15] v2's floor under Google's rule is v1's: 1 segment below
+	 * 1.2 Mbit/s of pacing, else 2. */
+	if (BBR3_V2 && cca_u32_param(sk, BBR3_PARAM_SEND_QUANTUM,
+				     BBR3_SEND_QUANTUM_DEFAULT) ==
+		       CCA_QUANTUM_HALVING)
+		floor = cca_rate_min_tso_segs(sk);
 	if (gso_max_size <= MAX_TCP_HEADER + 1)	/* unset: Linux's 64 KB */
 		gso_max_size = GSO_LEGACY_MAX_SIZE;
 	bytes = min_t(u64, bytes, gso_max_size - 1 - MAX_TCP_HEADER);
@@ -888,7 +913,8 @@ static inline void bbr3_handle_queue_too_high_in_startup(struct sock *sk)
 
 	bbr->full_bw_reached = 1;
 	bdp = bbr3_inflight(sk, bbr3_max_bw(sk), BBR_UNIT);
-	bbr->inflight_hi = max(bdp, bbr->inflight_latest);
+	/* [v2 4] v2: the BDP alone. */
+	bbr->inflight_hi = BBR3_V2 ? bdp : max(bdp, bbr->inflight_latest);
 }
 
 /* Exit STARTUP after full_ecn_cnt consecutive rounds with CE >= thresh. */
@@ -926,8 +952,9 @@ static inline void bbr3_update_ecn_alpha(struct sock *sk)
 	s32 delivered, delivered_ce;
 	u64 alpha, ce_ratio;
 
-	/* See if we should use ECN sender logic for this connection. */
-	if (!bbr->ecn_eligible && bbr3_can_use_ecn(sk) &&
+	/* See if we should use ECN sender logic for this connection.
+	 * [v2 10] Never in v2 (v2alpha's bbr_ecn_enable is off). */
+	if (!BBR3_V2 && !bbr->ecn_eligible && bbr3_can_use_ecn(sk) &&
 	    bbr3_ecn_factor(sk) && (bbr->min_rtt_us <= max_rtt || !max_rtt))
 		bbr->ecn_eligible = 1;
 	if (!bbr->ecn_eligible)	/* (v3: or PLB on; there is no PLB here) */
@@ -974,8 +1001,11 @@ static inline void bbr3_probe_inflight_hi_upward(struct sock *sk,
 	struct bbr3 *bbr = bbr3_ca(sk);
 	u32 delta;
 
-	if (!tp->is_cwnd_limited || tcp_snd_cwnd(tp) < bbr->inflight_hi)
+	if (!tp->is_cwnd_limited || tcp_snd_cwnd(tp) < bbr->inflight_hi) {
+		if (BBR3_V2)	/* [v2 7] v2 drops the unused credits */
+			bbr->bw_probe_up_acks = 0;
 		return;  /* not fully using inflight_hi, so don't grow it */
+	}
 
 	/* For each bw_probe_up_cnt packets ACKed, inflight_hi += 1. */
 	bbr->bw_probe_up_acks += rs->acked_sacked;
@@ -983,7 +1013,8 @@ static inline void bbr3_probe_inflight_hi_upward(struct sock *sk,
 		delta = bbr->bw_probe_up_acks / bbr->bw_probe_up_cnt;
 		bbr->bw_probe_up_acks -= delta * bbr->bw_probe_up_cnt;
 		bbr->inflight_hi += delta;
-		bbr->try_fast_path = 0;  /* need to update cwnd */
+		if (!BBR3_V2)	/* [v2 7] v3 only */
+			bbr->try_fast_path = 0;  /* need to update cwnd */
 	}
 	if (bbr->round_start)
 		bbr3_raise_inflight_hi_slope(sk);
@@ -1128,7 +1159,10 @@ static inline void bbr3_adapt_lower_bounds(struct sock *sk)
 	if (bbr3_is_probing_bandwidth(sk))
 		return;
 
-	if (bbr->ecn_in_round && bbr3_ecn_factor(sk)) {	/* ECN response */
+	/* (v3 sets ecn_in_round only for an eligible flow, v2 on any ECE
+	 * [v2 10]; both respond only if eligible.) */
+	if (bbr->ecn_in_round && bbr->ecn_eligible &&
+	    bbr3_ecn_factor(sk)) {				/* ECN response */
 		bbr3_init_lower_bounds(sk, false);
 		ecn_inflight_lo = (u32)(((u64)bbr->inflight_lo *
 					 bbr3_ecn_cut(sk)) >> BBR_SCALE);
@@ -1144,7 +1178,8 @@ static inline void bbr3_adapt_lower_bounds(struct sock *sk)
 	}
 	/* The lower of the levels loss and CE imply. */
 	bbr->inflight_lo = min(bbr->inflight_lo, ecn_inflight_lo);
-	bbr->bw_lo = max(1U, bbr->bw_lo);
+	if (!BBR3_V2)	/* [v2 11] v3 only */
+		bbr->bw_lo = max(1U, bbr->bw_lo);
 }
 
 /* Forget the lower bounds, so that inflight can be pushed up. */
@@ -1312,8 +1347,10 @@ static inline void bbr3_start_bw_probe_up(struct sock *sk,
 	bbr->ack_phase = BBR3_ACKS_PROBE_STARTING;
 	bbr->next_rtt_delivered = tp->delivered;
 	bbr->cycle_mstamp = tp->tcp_mstamp;
-	bbr3_reset_full_bw(sk);
-	bbr->full_bw = ctx->sample_bw;
+	if (!BBR3_V2) {	/* [v2 6] v3's plateau test ends UP; v2 has none */
+		bbr3_reset_full_bw(sk);
+		bbr->full_bw = ctx->sample_bw;
+	}
 	bbr3_set_cycle_idx(sk, BBR3_BW_PROBE_UP);
 	bbr3_raise_inflight_hi_slope(sk);
 }
@@ -1436,7 +1473,9 @@ static inline bool bbr3_check_time_to_probe_bw(struct sock *sk)
 	struct bbr3 *bbr = bbr3_ca(sk);
 	u32 n;
 
-	if (bbr->ecn_eligible && bbr->ecn_in_cycle && !bbr->loss_in_cycle &&
+	/* [v2 10] v2's ecn_reprobe_gain is 0: no quick reprobe. */
+	if (!BBR3_V2 && bbr->ecn_eligible && bbr->ecn_in_cycle &&
+	    !bbr->loss_in_cycle &&
 	    inet_csk(sk)->icsk_ca_state == TCP_CA_Open) {
 		/* n such that UP's first round raises inflight_hi by about
 		 * inflight_hi * ecn_reprobe_gain (2^n packets). */
@@ -1509,6 +1548,13 @@ static inline void bbr3_update_cycle_phase(struct sock *sk,
 		    inflight >= bbr->inflight_hi) {
 			bbr->stopped_risky_probe = 1;
 			is_bw_probe_done = true;
+		} else if (BBR3_V2) {
+			/* [v2 5] v2: a queue is building, inflight at 1.25
+			 * BDP after probing for a min_rtt. */
+			is_bw_probe_done =
+				bbr3_has_elapsed_in_phase(sk, bbr->min_rtt_us) &&
+				inflight >= bbr3_inflight(sk, bw,
+						BBR2_BW_PROBE_PIF_GAIN);
 		} else if (tp->is_cwnd_limited &&
 			   tcp_snd_cwnd(tp) >= bbr->inflight_hi) {
 			/* inflight_hi is limiting bw growth */
@@ -1594,8 +1640,10 @@ static inline void bbr3_update_min_rtt(struct sock *sk,
 	/* Track min RTT in probe_rtt_win to time the next PROBE_RTT. */
 	probe_rtt_expired = after(now, bbr->probe_rtt_min_stamp +
 				       probe_rtt_win_ms);
+	/* [v2 8] v2 also takes an equal RTT, which restarts the window. */
 	if (rs->rtt_us >= 0 &&
 	    (rs->rtt_us < (long)bbr->probe_rtt_min_us ||
+	     (BBR3_V2 && rs->rtt_us == (long)bbr->probe_rtt_min_us) ||
 	     (probe_rtt_expired && !rs->is_ack_delayed))) {
 		bbr->probe_rtt_min_us = (u32)rs->rtt_us;
 		bbr->probe_rtt_min_stamp = now;
@@ -1723,6 +1771,23 @@ static inline void bbr3_check_full_bw_reached(struct sock *sk,
 	struct bbr3 *bbr = bbr3_ca(sk);
 	u32 bw_thresh;
 
+	if (BBR3_V2) {
+		/* [v2 3] v2 keeps v1's test: once a round, on the max
+		 * filter, in STARTUP only. */
+		if (bbr->full_bw_reached || !bbr->round_start ||
+		    rs->is_app_limited)
+			return;
+		bw_thresh = (u32)(((u64)bbr->full_bw * BBR3_FULL_BW_THRESH) >>
+				  BBR_SCALE);
+		if (bbr3_max_bw(sk) >= bw_thresh) {
+			bbr->full_bw = bbr3_max_bw(sk);
+			bbr->full_bw_cnt = 0;
+			return;
+		}
+		++bbr->full_bw_cnt;
+		bbr->full_bw_reached = bbr->full_bw_cnt >= BBR3_FULL_BW_CNT;
+		return;
+	}
 	if (bbr->full_bw_now || rs->is_app_limited)
 		return;
 
@@ -1766,7 +1831,11 @@ static inline void bbr3_update_model(struct sock *sk,
 				     const struct bbr3_sample *s,
 				     const struct bbr3_context *ctx)
 {
+	if (BBR3_V2)	/* [v2 9] v2: only when the model is updated */
+		bbr3_update_latest_delivery_signals(sk, rs, ctx);
 	bbr3_update_congestion_signals(sk, rs, ctx);
+	if (BBR3_V2)	/* [v2 9] and restarted at once */
+		bbr3_advance_latest_delivery_signals(sk, rs, ctx);
 	bbr3_update_ack_aggregation(sk, rs);
 	bbr3_check_loss_too_high_in_startup(sk, rs, s);
 	bbr3_check_full_bw_reached(sk, rs, ctx);
@@ -1892,9 +1961,11 @@ static inline void bbr3_main(struct sock *sk, const struct rate_sample *rs)
 					      0xFF);
 		bbr3_update_ecn_alpha(sk);
 	}
-	bbr->ecn_in_round |= (bbr->ecn_eligible && s.is_ece);
+	/* [v2 10] v2 notes any ECE (it acts on it only if eligible). */
+	bbr->ecn_in_round |= ((BBR3_V2 || bbr->ecn_eligible) && s.is_ece);
 	bbr3_calculate_bw_sample(rs, &ctx);
-	bbr3_update_latest_delivery_signals(sk, rs, &ctx);
+	if (!BBR3_V2)	/* [v2 9] v3: every ACK, fast path or not */
+		bbr3_update_latest_delivery_signals(sk, rs, &ctx);
 
 	if (bbr3_run_fast_path(sk, &update_model, rs, &s, &ctx))
 		goto out;
@@ -1909,7 +1980,8 @@ static inline void bbr3_main(struct sock *sk, const struct rate_sample *rs)
 	bbr3_bound_cwnd_for_inflight_model(sk);
 
 out:
-	bbr3_advance_latest_delivery_signals(sk, rs, &ctx);
+	if (!BBR3_V2)	/* [v2 9] (v2: in bbr3_update_model) */
+		bbr3_advance_latest_delivery_signals(sk, rs, &ctx);
 	bbr->prev_ca_state = inet_csk(sk)->icsk_ca_state;
 	bbr->loss_in_cycle |= s.lost > 0;
 	bbr->ecn_in_cycle |= rs->delivered_ce > 0;
@@ -1936,7 +2008,8 @@ static inline void bbr3_init(struct sock *sk)
 	bbr->init_cwnd = min(0x7FU, tcp_snd_cwnd(tp));
 	bbr->prior_cwnd = tp->prior_cwnd;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	bbr->next_rtt_delivered = tp->delivered;
+	/* [v2 14] v2 starts the round count from 0 */
+	bbr->next_rtt_delivered = BBR3_V2 ? 0 : tp->delivered;
 	bbr->prev_ca_state = TCP_CA_Open;
 
 	bbr->probe_rtt_done_stamp = 0;
@@ -2021,7 +2094,8 @@ static inline u32 bbr3_undo_cwnd(struct sock *sk)
 	bbr->bw_lo = max(bbr->bw_lo, bbr->undo_bw_lo);
 	bbr->inflight_lo = max(bbr->inflight_lo, bbr->undo_inflight_lo);
 	bbr->inflight_hi = max(bbr->inflight_hi, bbr->undo_inflight_hi);
-	bbr->try_fast_path = 0;	/* set cwnd and pacing by the slow path */
+	if (!BBR3_V2)	/* [v2 13] v3 only */
+		bbr->try_fast_path = 0;	/* set cwnd and pacing by slow path */
 	return bbr->prior_cwnd;
 }
 
@@ -2054,9 +2128,14 @@ static inline void bbr3_set_state(struct sock *sk, u8 new_state)
 		bbr3_losses_marked(sk, &flight);
 		bbr3_take_undo_snapshot(sk);	/* v3's ssthresh came here */
 		bbr->prev_ca_state = TCP_CA_Loss;
-		bbr3_reset_full_bw(sk);
+		if (BBR3_V2)	/* [v2 12] v2 keeps full_bw_cnt */
+			bbr->full_bw = 0;
+		else
+			bbr3_reset_full_bw(sk);
+		/* [v2 12] v2: the cwnd saved by ssthresh alone */
 		if (!bbr3_is_probing_bandwidth(sk) && bbr->inflight_lo == ~0U)
-			bbr->inflight_lo = max(tcp_snd_cwnd(tp),
+			bbr->inflight_lo = BBR3_V2 ? bbr->prior_cwnd :
+					   max(tcp_snd_cwnd(tp),
 					       bbr->prior_cwnd);
 	} else if (bbr->prev_ca_state == TCP_CA_Loss) {
 		bbr3_exit_loss_recovery(sk);

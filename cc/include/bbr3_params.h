@@ -4,7 +4,10 @@
  * the reason for each) and the conversions to the fixed point the code
  * runs on. Included by bbr3_core.h, whose header comment is the design
  * document; a variant of bbr3 (a tuned one) starts its table with
- * BBR3_CORE_PARAM_DEFS and continues from BBR3_PARAM_COUNT.
+ * BBR3_CORE_PARAM_DEFS and continues from BBR3_PARAM_COUNT. BBRv2
+ * (cc/bbr2.c) has the same table with v2's defaults where v2's constants
+ * differ: the STARTUP gains, DOWN's gain, UP's extra cwnd gain (none) and
+ * full_loss_cnt.
  */
 #ifndef CCARENA_BBR3_PARAMS_H
 #define CCARENA_BBR3_PARAMS_H
@@ -115,13 +118,23 @@ enum bbr3_param {
 _Static_assert(BBR3_PARAM_QUANTUM_MIN_SEGS == BBR3_PARAM_SEND_QUANTUM + 4,
 	       "cca_send_quantum_bytes() reads the five quantum rows in order");
 
+/* v2 (cc/bbr2.c) defines its own values of these five before the
+ * #include; the reasons for v2's are in bbr2.c. */
+#ifndef BBR3_STARTUP_PACING_GAIN_PPM_DEFAULT
 #define BBR3_STARTUP_PACING_GAIN_PPM_DEFAULT 2773438	/* 710/256 */
+#endif
+#ifndef BBR3_STARTUP_CWND_GAIN_PPM_DEFAULT
 #define BBR3_STARTUP_CWND_GAIN_PPM_DEFAULT 2000000	/* 512/256 */
+#endif
 #define BBR3_DRAIN_GAIN_PPM_DEFAULT 343750		/* 88/256 */
 #define BBR3_CWND_GAIN_PPM_DEFAULT 2000000		/* 512/256 */
 #define BBR3_PROBE_UP_GAIN_PPM_DEFAULT 1250000		/* 320/256 */
+#ifndef BBR3_PROBE_DOWN_GAIN_PPM_DEFAULT
 #define BBR3_PROBE_DOWN_GAIN_PPM_DEFAULT 906250		/* 232/256 */
+#endif
+#ifndef BBR3_PROBE_UP_CWND_GAIN_PPM_DEFAULT
 #define BBR3_PROBE_UP_CWND_GAIN_PPM_DEFAULT 250000	/* 64/256 */
+#endif
 #define BBR3_LOSS_THRESH_PPM_DEFAULT 19531		/* 5/256 */
 #define BBR3_BETA_PPM_DEFAULT 296875			/* 76/256 */
 #define BBR3_ECN_THRESH_PPM_DEFAULT 500000		/* 128/256 */
@@ -129,7 +142,9 @@ _Static_assert(BBR3_PARAM_QUANTUM_MIN_SEGS == BBR3_PARAM_SEND_QUANTUM + 4,
 #define BBR3_ECN_ALPHA_GAIN_PPM_DEFAULT 62500		/* 16/256 */
 #define BBR3_ECN_MAX_RTT_US_DEFAULT 5000
 #define BBR3_INFLIGHT_HEADROOM_PPM_DEFAULT 148438	/* 38/256 */
+#ifndef BBR3_FULL_LOSS_CNT_DEFAULT
 #define BBR3_FULL_LOSS_CNT_DEFAULT 6
+#endif
 #define BBR3_FULL_ECN_CNT_DEFAULT 2
 #define BBR3_BW_PROBE_MAX_ROUNDS_DEFAULT 63
 #define BBR3_BW_PROBE_BASE_US_DEFAULT (2 * USEC_PER_SEC)

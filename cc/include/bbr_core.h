@@ -271,8 +271,6 @@ CCA_STATE_PRIV(struct bbr)
 #define BBR_FULL_BW_THRESH (BBR_UNIT * 5 / 4)
 /* After this many rounds of < 25% bw growth, estimate the pipe is full. */
 #define BBR_FULL_BW_CNT 3
-/* Minimum TSO burst rate: below 1.2 Mbit/s send one packet per burst. */
-#define BBR_MIN_TSO_RATE 1200000
 /* Randomise the starting phase among all but the 3/4 (draining) one. */
 #define BBR_CYCLE_RAND 7
 
@@ -590,7 +588,7 @@ static inline u32 bbr_send_quantum_rule(struct sock *sk)
 /* Linux v1's least TSO burst: 1 segment below 1.2 Mbit/s, else 2. */
 static inline u32 bbr_v1_min_tso_segs(struct sock *sk)
 {
-	return sk->sk_pacing_rate < (BBR_MIN_TSO_RATE >> 3) ? 1 : 2;
+	return cca_rate_min_tso_segs(sk);	/* send_quantum.h */
 }
 
 /* Packets per TSO burst by the send_quantum rule (send_quantum.h; v1's:

@@ -2,7 +2,7 @@
 /*
  * send_quantum.h - how big a BBR's send quantum (TSO/GSO burst) is, which
  * also sizes its cwnd budget (3 bursts of quantisation allowance), for
- * include/bbr_core.h (v1) and include/bbr3_core.h (v3).
+ * include/bbr_core.h (v1) and include/bbr3_core.h (v3, and v2 on it).
  *
  * Three rules, chosen per flow by the parameter send_quantum:
  *
@@ -43,6 +43,22 @@ enum cca_send_quantum {
 #define CCA_QUANTUM_MIN_SEGS_DEFAULT 2
 /* Google's halving period: 2^9 us = 512 us of min RTT (tcp_tso_rtt_log). */
 #define CCA_QUANTUM_HALVING_SHIFT 9
+/* The tuned variants' pacing margin (bbr_tuned, bbr2_tuned, bbr3_tuned):
+ * 7%, the middle of the blog's "5 - 10 percent" below the bottleneck
+ * bandwidth, to keep the queue (and the short flows' overestimate of
+ * their round time) low. Not a quantum, but the blog's other knob. */
+#define CCA_TUNED_PACING_MARGIN_PPM 70000
+
+/* Below this pacing rate (bit/s) Linux v1's and Google's v2's BBR send one
+ * segment per burst, else two (bbr_min_tso_rate: 1.2 Mbit/s). */
+#define CCA_QUANTUM_MIN_TSO_RATE 1200000
+
+/* bbr_min_tso_segs() of Linux v1 and Google's v2: the least TSO burst, 1
+ * segment below 1.2 Mbit/s of pacing, else 2. */
+static inline u32 cca_rate_min_tso_segs(const struct sock *sk)
+{
+	return sk->sk_pacing_rate < (CCA_QUANTUM_MIN_TSO_RATE >> 3) ? 1 : 2;
+}
 
 /* The linear rule, bytes: max_bytes at rtt <= rtt_lo, min_bytes at rtt >=
  * rtt_hi, linear between (max_bytes if the end points are not ordered). */

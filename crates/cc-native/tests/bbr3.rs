@@ -9,7 +9,7 @@
 mod common;
 
 use cc_native::lookup;
-use common::{param_values, set_params, FakeNet, Sample, DRAIN, MSS, PKT_TIME_US, PROBE_BW, PROBE_RTT, STARTUP};
+use common::{param_values, runs_where, set_params, FakeNet, Sample, DRAIN, MSS, PKT_TIME_US, PROBE_BW, PROBE_RTT, STARTUP};
 
 /// Gains << 8, as v3 has them.
 const STARTUP_PACING: u32 = 710; // 2.77
@@ -39,22 +39,6 @@ fn starts(trace: &[Sample], pred: impl Fn(&Sample) -> bool) -> Vec<u64> {
         let now = pred(s);
         if now && !prev {
             out.push(s.now_us);
-        }
-        prev = now;
-    }
-    out
-}
-
-/// (start, end) of the runs of samples for which `pred` holds.
-fn runs(trace: &[Sample], pred: impl Fn(&Sample) -> bool) -> Vec<(u64, u64)> {
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    let mut prev = false;
-    for s in trace {
-        let now = pred(s);
-        if now && !prev {
-            out.push((s.now_us, s.now_us));
-        } else if now {
-            out.last_mut().unwrap().1 = s.now_us;
         }
         prev = now;
     }
@@ -115,7 +99,7 @@ fn startup_drain_and_probe_bw_gains_are_v3s() {
         }
     }
     // Every probe is followed by DOWN (a plateau ends it on a clean pipe).
-    for w in runs(t, is_up) {
+    for w in runs_where(t, is_up) {
         let next = t.iter().find(|s| s.now_us > w.1).unwrap();
         assert!(next.pacing_gain == DOWN || next.mode == PROBE_RTT, "{next:?}");
     }
@@ -165,7 +149,7 @@ fn probe_rtt_every_five_seconds_at_half_the_bdp_for_200_ms() {
     let (net, _) = run(rtprop, &[]);
     let t = &net.trace;
     let bdp = net.bdp_pkts();
-    let episodes = runs(t, |s| s.mode == PROBE_RTT);
+    let episodes = runs_where(t, |s| s.mode == PROBE_RTT);
     assert!(episodes.len() >= 2, "{episodes:?}");
     // 5 s without a lower RTT (a clean pipe never shows one), then 200 ms
     // plus the round that ends it.
@@ -210,6 +194,6 @@ fn parameters_reach_the_state_machine() {
     let (net, _) = run(20_000, &[("probe_up_gain_ppm", 1_125_000), ("probe_rtt_win_us", 2_000_000)]);
     let gains: Vec<u32> = net.trace.iter().filter(|s| s.mode == PROBE_BW).map(|s| s.pacing_gain).collect();
     assert!(gains.contains(&288) && !gains.contains(&UP), "1.125 << 8 = 288");
-    let episodes = runs(&net.trace, |s| s.mode == PROBE_RTT);
+    let episodes = runs_where(&net.trace, |s| s.mode == PROBE_RTT);
     assert!(episodes.len() >= 5, "{episodes:?}");
 }

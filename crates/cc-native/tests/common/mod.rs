@@ -95,6 +95,23 @@ pub struct Sample {
     pub round: u32,
 }
 
+/// (start, end) times, us, of the runs of consecutive samples for which
+/// `pred` holds (a phase's or a mode's episodes).
+pub fn runs_where(trace: &[Sample], pred: impl Fn(&Sample) -> bool) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut prev = false;
+    for s in trace {
+        let now = pred(s);
+        if now && !prev {
+            out.push((s.now_us, s.now_us));
+        } else if now {
+            out.last_mut().unwrap().1 = s.now_us;
+        }
+        prev = now;
+    }
+    out
+}
+
 pub struct FakeNet {
     pub ops: CongestionOps,
     pub sk: TcpSock,

@@ -2,8 +2,9 @@
 fairness tuning" (2020; ../shared/papers/bbrv2-rtt-tuning-blog-2020.txt):
 BBR's RTT unfairness over the RTT ratio and the absolute difference, and
 the fixes it names - its own tuning (a 5-10% pacing margin, a send
-quantum linear in RTT), BBQ and DA-BBR - on the simulator, next to BBR,
-BBRv3 and CUBIC.
+quantum linear in RTT), BBQ and DA-BBR - on the simulator, judged on BBRv2
+(the blog's algorithm, cc/bbr2.c) and its tuning, next to BBR, BBRv3 (each
+also tuned) and CUBIC.
 """
 
 from __future__ import annotations
