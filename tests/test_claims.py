@@ -20,7 +20,7 @@ EXPERIMENTS_DIR = Path(claims.__file__).parent
 
 #: Paper packages whose claims are data. The others still build their rows
 #: with experiments/compare.py (to be moved, package by package).
-MIGRATED = ("hock", "bbr", "cws", "bbq")
+MIGRATED = ("hock", "bbr", "cws", "bbq", "blog")
 
 
 def _claim(paper: str, **extra: object) -> claims.Claim:

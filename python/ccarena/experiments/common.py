@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from .. import units
 from .framework import LIVE_PREFIX, Outcome, Report, RunSpec
 
 #: Telemetry the time-series figures use.
@@ -50,6 +51,18 @@ def half_range(xs: Sequence[float]) -> float:
     """Half the min-max range of per-seed values: the spread a verdict
     allows around their mean (docs/experiments.md, "When a row agrees")."""
     return (max(xs) - min(xs)) / 2
+
+
+def retransmit_rate(run: Outcome, flows: list[int] | None = None) -> float:
+    """Retransmitted segments over all segments the ``flows`` (default:
+    all) sent in the window: retransmits / (retransmits + delivered)."""
+    idx = range(len(run.flows)) if flows is None else flows
+    window = run.summary["window"]
+    span = float(window["to_s"]) - float(window["from_s"])
+    retx = sum(float(run.flows[i]["retransmits"]) for i in idx)
+    delivered = sum(run.goodput(i) for i in idx) * 1e6 / 8 * span / units.MSS_BYTES
+    return retx / (retx + delivered) if retx + delivered > 0 else 0.0
+
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -157,69 +157,18 @@ class Outcome:
         return float("nan") if value is None else float(value)
 
 
-# --- Verdict rules -------------------------------------------------------
-#
-# One place for when a row of a "paper vs ccarena" table agrees; every
-# experiment of every paper uses these (through :mod:`.compare` or
-# directly), and docs/experiments.md ("When a row agrees") states them:
-#
-# 1. A row states the paper's claim in the paper's words (``Comparison.paper``)
-#    and tests exactly that claim -- never a project target or a looser
-#    stand-in.
-# 2. A number (a share, a goodput, a delay, a ratio of shares, ...) agrees
-#    when the paper's value lies within the larger of the paper's stated
-#    spread and ours: ``|our mean - paper| <= max(paper_spread, our
-#    half-range over seeds)`` (:func:`within_spread`). The BBQ paper states
-#    no spread (single runs), so there our seed range alone decides.
-# 3. Only numbers measured over at least :data:`MIN_SEEDS` seeds are judged
-#    (a --quick run's single seed gives "-", not a verdict).
-# 4. "Fairer" means closer to the fair share, ``|share - 1/n|`` smaller
-#    (:func:`fair_distance`, :func:`fairer`), never "more for the shorter
-#    flow".
-# 5. A row that differs carries a reason built from numbers the same run
-#    measured (``Comparison.unexplained`` flags one that does not; a live
-#    comparison needs an opt-in ``--live`` pass that measures it, never a
-#    number written into the source).
+# --- Verdict rules: experiments/verdict.py applies them to a paper's claims
+# table (docs/experiments.md, "When a row agrees"); what they share with
+# the experiment modules is here.
 
 #: Seeds a number needs before it is judged.
 MIN_SEEDS = 5
 
 
-def within_spread(paper: float, values: Sequence[float], paper_spread: float = 0.0) -> bool | None:
-    """Rule 2: does the paper's value lie within the larger of the paper's
-    stated spread (a half-width, in the values' unit; 0 when it states
-    none) and our half-range over ``values`` (one per seed)? None when
-    there are fewer than :data:`MIN_SEEDS` values (rule 3).
-
-    Ratio claims pass per-seed ratios. Other paper packages may call this
-    directly; its interface is these three arguments and nothing more.
-
-        >>> within_spread(0.50, [0.44, 0.47, 0.49, 0.52, 0.48])  # mean 0.48, half-range 0.04
-        True
-        >>> within_spread(0.50, [0.40, 0.41, 0.42, 0.41, 0.41])
-        False
-    """
-    if len(values) < MIN_SEEDS:
-        return None
-    arr = np.asarray(values, dtype=float)
-    ours = float(arr.mean())
-    half_range = float(arr.max() - arr.min()) / 2
-    return abs(ours - paper) <= max(abs(paper_spread), half_range)
-
-
 def fair_distance(share: float, n: int = 2) -> float:
-    """Rule 4: how far a flow's share is from its fair share 1/n."""
+    """How far a flow's share is from its fair share 1/n: what "fairer"
+    compares (never "more for the shorter flow")."""
     return abs(share - 1.0 / n)
-
-
-def fairer(share: float, than: float, n: int = 2) -> bool:
-    """Rule 4: is a flow's ``share`` closer to its fair share 1/n than
-    ``than`` (the same flow's share under the other algorithm)?
-
-        >>> fairer(0.45, 0.20), fairer(0.75, 0.67)   # 0.75 is further from 50% than 0.67
-        (True, False)
-    """
-    return fair_distance(share, n) < fair_distance(than, n)
 
 
 @dataclass(frozen=True)

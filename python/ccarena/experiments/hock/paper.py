@@ -63,6 +63,7 @@ INTERVAL = "100ms"
 
 #: A --quick run gives no verdicts (one seed).
 finish = common.finish
+retransmit_rate = common.retransmit_rate
 flow = variants.flow
 
 SETUP = [
@@ -106,17 +107,6 @@ def scenario(flows: list[dict[str, Any]], *, seed: int, quick: bool, buffer_ms: 
 def bdp_packets(rtt_ms: float = RTT_MS, rate_mbps: float = RATE_MBPS) -> float:
     """One BDP in full packets on the wire."""
     return rate_mbps * 1e6 / 8 * rtt_ms / 1e3 / units.PACKET_WIRE_BYTES
-
-
-def retransmit_rate(run: Outcome, flows: list[int] | None = None) -> float:
-    """Retransmitted segments over all segments the ``flows`` (default:
-    all) sent in the window: retransmits / (retransmits + delivered)."""
-    idx = range(len(run.flows)) if flows is None else flows
-    window = run.summary["window"]
-    span = float(window["to_s"]) - float(window["from_s"])
-    retx = sum(float(run.flows[i]["retransmits"]) for i in idx)
-    delivered = sum(run.goodput(i) for i in idx) * 1e6 / 8 * span / units.MSS_BYTES
-    return retx / (retx + delivered) if retx + delivered > 0 else 0.0
 
 
 def share_of(run: Outcome, flows: list[int]) -> float:
