@@ -109,3 +109,18 @@ def small_scenario() -> dict:
         "bottleneck": {"rate": "100Mbit", "buffer": "2MB"},
         "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "cubic", "rtt": "50ms", "start": "0.5s"}],
     }
+
+
+def bottleneck_scenario(flows, *, buffer, seed, duration="120s", measure_from="30s", loss=None) -> dict:
+    """A dumbbell at 100 Mbit/s (the BBRv2/v3 behaviour tests): flows are
+    (cc, rtt) or (cc, rtt, params), params None or a dict."""
+    bottleneck = {"rate": "100Mbit", "buffer": buffer}
+    if loss is not None:
+        bottleneck["loss"] = loss
+    return {
+        "duration": duration,
+        "seed": seed,
+        "measure": {"from": measure_from},
+        "bottleneck": bottleneck,
+        "flow": [{"cc": f[0], "rtt": f[1], **({"params": f[2]} if len(f) > 2 and f[2] else {})} for f in flows],
+    }

@@ -14,21 +14,12 @@ from __future__ import annotations
 import pytest
 
 import ccarena
+from conftest import bottleneck_scenario
 
 pytestmark = pytest.mark.behaviour
 
 
-def scenario(flows, *, buffer, seed, duration="120s", measure_from="30s", loss=None):
-    bottleneck = {"rate": "100Mbit", "buffer": buffer}
-    if loss is not None:
-        bottleneck["loss"] = loss
-    return {
-        "duration": duration,
-        "seed": seed,
-        "measure": {"from": measure_from},
-        "bottleneck": bottleneck,
-        "flow": [{"cc": cc, "rtt": rtt} for cc, rtt in flows],
-    }
+scenario = bottleneck_scenario
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -151,6 +151,9 @@ def test_ccs_lists_every_algorithm_with_its_description_and_parameters():
         assert re.search(rf"^{name} +{re.escape(text)}$", out, re.MULTILINE), name
     assert "19 parameters: bbr's 16, and alpha=\"3ms\", beta=0.01, first_cut=0" in out
     assert "pacing_margin=0.07" in out  # bbr_tuned's defaults that differ from bbr's
+    # Of equal tables, the base is the earlier name whose defaults differ least.
+    assert "33 parameters: bbr3's 33 (defaults that differ: pacing_margin=0.07, send_quantum=2)" in out
+    assert "33 parameters: bbr2's 33 (defaults that differ: pacing_margin=0.07, send_quantum=2)" in out
     assert re.search(r"^reno +.*\n +no parameters$", out, re.MULTILINE)
     assert "ccarena ccs NAME" in out
 

@@ -29,16 +29,24 @@ def _setting(spec: ParamSpec) -> str:
 def _base(name: str, specs: dict[str, list[ParamSpec]]) -> str | None:
     """The algorithm whose parameter table ``name``'s starts with (the
     derivatives of bbr_core.h start with BBR's rows), if any: the longest
-    such table, and between equal tables the first name."""
+    such table; among those, the one whose defaults differ least (bbr3_tuned
+    is bbr3's table with two defaults changed, not bbr2's with seven), then
+    the first name. Of equal tables only an earlier name can be the base,
+    so that no two describe each other."""
     keys = [s.key for s in specs[name]]
+
+    def rank(other: str) -> tuple[int, int]:
+        differ = sum(a.default != b.default for a, b in zip(specs[name], specs[other]))
+        return len(specs[other]), -differ
+
     best = None
     for other, its in specs.items():
         theirs = [s.key for s in its]
         if other == name or not theirs or keys[: len(theirs)] != theirs:
             continue
         if len(theirs) == len(keys) and other > name:
-            continue  # equal tables: the first name is the base
-        if best is None or len(theirs) > len(specs[best]):
+            continue  # equal tables: only an earlier name is the base
+        if best is None or rank(other) > rank(best):
             best = other
     return best
 
