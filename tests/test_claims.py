@@ -232,3 +232,19 @@ def test_a_seed_that_did_not_measure_a_number_leaves_it_unjudged():
     row = verdict.judge(c, Measured([10.0, 10.0, float("nan"), 10.0, 10.0]))
     assert row.agrees is None and "1 of 5 seeds did not measure it" in row.rule and row.ours == "1000.0%"
     assert verdict.judge(c, Measured([float("nan")] * 5)).ours == "not measured"
+
+
+def test_a_reports_counts_add_up():
+    from ccarena.experiments import report
+
+    exp = registry.get("hock-rtt")
+    rep = Report(measured={"rtt.order": Measured(members={"20 ms": [0.01] * 5, "40 ms": [0.03] * 5,
+                                                          "80 ms": [0.96] * 5}),
+                           "rtt.inflight-cap": Measured(members={"20 ms": [2.0] * 5, "40 ms": [2.1] * 5,
+                                                                 "80 ms": [1.9] * 5})})
+    result = Result.of(exp, "hock", rep, quick=False)
+    text = report.markdown(result)
+    agreed, judged = map(int, re.search(r"(\d+) of (\d+) judged rows agree", text).groups())
+    verdicts = re.findall(r"\| (agrees|\*\*differs\*\*|-|\*depends on the metric\*) \|", text)
+    assert (agreed, judged) == (verdicts.count("agrees"), verdicts.count("agrees") + verdicts.count("**differs**"))
+    assert (agreed, judged) == (1, 2)

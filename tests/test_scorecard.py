@@ -107,7 +107,8 @@ def test_intervals_are_cut_to_what_each_criterion_can_be(card):
             low, high = entry["interval"]
             assert low <= entry["mean"] <= high
             assert (low_bound is None or low >= low_bound) and (high_bound is None or high <= high_bound)
-            assert low >= entry["mean"] - entry["ci95"] - 1e-6 and high <= entry["mean"] + entry["ci95"] + 1e-6
+            # The record rounds each of the three to 6 decimals: up to 1.5e-6 apart.
+            assert low >= entry["mean"] - entry["ci95"] - 1e-5 and high <= entry["mean"] + entry["ci95"] + 1e-5
             cut += low > entry["mean"] - entry["ci95"] + 1e-6 or high < entry["mean"] + entry["ci95"] - 1e-6
     assert cut, "no interval reached past its criterion's range: the case is not exercised"
 
