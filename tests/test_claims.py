@@ -204,13 +204,18 @@ def test_no_report_or_experiment_cites_an_issue():
     assert not offenders
 
 
-def test_the_framework_puts_the_judged_claims_first_with_their_rule():
-    exp = registry.get("hock-rtt")
+def _hock_rtt_result() -> Result:
+    """hock-rtt's record on hand-made values: its order agrees, its
+    in-flight cap (2.1 and 1.9 against exactly 2, no spread) differs."""
     rep = Report(measured={"rtt.order": Measured(members={"20 ms": [0.01] * 5, "40 ms": [0.03] * 5,
                                                           "80 ms": [0.96] * 5}),
                            "rtt.inflight-cap": Measured(members={"20 ms": [2.0] * 5, "40 ms": [2.1] * 5,
                                                                  "80 ms": [1.9] * 5})})
-    result = Result.of(exp, "hock", rep, quick=False)
+    return Result.of(registry.get("hock-rtt"), "hock", rep, quick=False)
+
+
+def test_the_framework_puts_the_judged_claims_first_with_their_rule():
+    result = _hock_rtt_result()
     assert [r.claim for r in result.rows] == ["rtt.order", "rtt.inflight-cap"]
     assert all(r.rule for r in result.rows)
     assert result.rows[0].agrees is True and result.rows[1].agrees is False  # 2.1 and 1.9 against exactly 2
@@ -237,13 +242,7 @@ def test_a_seed_that_did_not_measure_a_number_leaves_it_unjudged():
 def test_a_reports_counts_add_up():
     from ccarena.experiments import report
 
-    exp = registry.get("hock-rtt")
-    rep = Report(measured={"rtt.order": Measured(members={"20 ms": [0.01] * 5, "40 ms": [0.03] * 5,
-                                                          "80 ms": [0.96] * 5}),
-                           "rtt.inflight-cap": Measured(members={"20 ms": [2.0] * 5, "40 ms": [2.1] * 5,
-                                                                 "80 ms": [1.9] * 5})})
-    result = Result.of(exp, "hock", rep, quick=False)
-    text = report.markdown(result)
+    text = report.markdown(_hock_rtt_result())
     agreed, judged = map(int, re.search(r"(\d+) of (\d+) judged rows agree", text).groups())
     verdicts = re.findall(r"\| (agrees|\*\*differs\*\*|-|\*depends on the metric\*) \|", text)
     assert (agreed, judged) == (verdicts.count("agrees"), verdicts.count("agrees") + verdicts.count("**differs**"))
