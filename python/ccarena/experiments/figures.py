@@ -304,7 +304,7 @@ def grouped_bars(
 def heatmaps(
     path: Path,
     title: str,
-    rows: Sequence[float],
+    rows: Sequence[float | str],
     cols: Sequence[float],
     maps: Sequence[tuple[str, np.ndarray]],
     *,
@@ -318,7 +318,8 @@ def heatmaps(
     fmt: str = ".0f",
     per_row: int | None = None,
 ) -> None:
-    """One heat map per (title, values[rows, cols]) on one colour scale,
+    """One heat map per (title, values[rows, cols]) on one colour scale
+    (``rows`` numbers, or names such as algorithms),
     ``per_row`` of them in each row of panels (default: all in one);
     NaN cells are left blank; every cell is labelled with its value.
 
@@ -342,7 +343,7 @@ def heatmaps(
         ax.set_xticks(range(len(cols)))
         ax.set_xticklabels([f"{c:g}" for c in cols])
         ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels([f"{r:g}" for r in rows])
+        ax.set_yticklabels([r if isinstance(r, str) else f"{r:g}" for r in rows])
         ax.set_xlabel(col_label)
         if k % ncols == 0:
             ax.set_ylabel(row_label)

@@ -255,9 +255,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             note="the blog did not test its tuning against CUBIC (L97); CUBIC's share "
                  + ", ".join(pct(cubic_share[(v.name, b)]) for b in buffers) + "."))
 
-    grid = {v.name: np.full((len(rtts), len(rtts)), np.nan) for v in FAMILIES}
+    # Short RTTs down, long RTTs across: the largest RTT is never the
+    # short one, the smallest never the long one.
+    shorts, longs_ = rtts[:-1], rtts[1:]
+    grid = {v.name: np.full((len(shorts), len(longs_)), np.nan) for v in FAMILIES}
     for (name, s, lg), xs in share.items():
-        grid[name][rtts.index(s), rtts.index(lg)] = 100 * mean(xs)
+        grid[name][shorts.index(s), longs_.index(lg)] = 100 * mean(xs)
     rep.sections.append(("The shorter flow's share (mean over seeds), %", markdown_table(
         ["algorithm"] + [f"{s}/{lg}" for s, lg in pairs(quick)],
         [[v.label] + [f"{100 * mean(share[(v.name, s, lg)]):.1f}" for s, lg in pairs(quick)] for v in FAMILIES])))
@@ -269,14 +272,16 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         [[v.label] + [f"{mean(jain[(v.name, b)]):.3f}" for b in buffers] for v in FAMILIES if v is not CUBIC])))
     if fig_dir is not None:
         heatmaps(fig_dir / "fairness_map.png", f"The shorter flow's share, {RATE_MBPS} Mbit/s, {BUFFER_BDP:g}-BDP "
-                 "buffer (50% = fair)", rtts, rtts, [(v.label, grid[v.name]) for v in FAMILIES],
+                 "buffer (50% = fair)", shorts, longs_, [(v.label, grid[v.name]) for v in FAMILIES],
                  row_label="short RTT (ms)", col_label="long RTT (ms)", value_label="short flow's share (%)",
                  vmin=0.0, vmax=100.0, center=50.0, cmap="RdBu", per_row=3)
-        high_grid = [(v.label, np.array([[100 * mean(high[(v.name, lg)]) for lg in highs]])) for v in FAMILIES]
+        # One row per algorithm (top to bottom in FAMILIES' order), one column per long RTT.
+        high_grid = np.array([[100 * mean(high[(v.name, lg)]) for lg in highs] for v in reversed(FAMILIES)])
         heatmaps(fig_dir / "fairness_high_rate.png", f"The {HIGH_SHORT_MS} ms flow's share at {HIGH_RATE_MBPS} "
-                 "Mbit/s (50% = fair)", [HIGH_SHORT_MS], list(highs), high_grid, row_label="short RTT (ms)",
+                 "Mbit/s (50% = fair)", [v.label for v in reversed(FAMILIES)], list(highs),
+                 [(f"{HIGH_SHORT_MS} ms against", high_grid)], row_label="algorithm",
                  col_label="long RTT (ms)", value_label="short flow's share (%)", vmin=0.0, vmax=100.0,
-                 center=50.0, cmap="RdBu", per_row=3)
+                 center=50.0, cmap="RdBu")
         sweep(fig_dir / "vs_cubic.png", f"Against CUBIC, both {CUBIC_RTT_MS} ms, {RATE_MBPS} Mbit/s", list(buffers),
               [Series(v.label, [mean(jain[(v.name, b)]) for b in buffers],
                       [min(jain[(v.name, b)]) for b in buffers], [max(jain[(v.name, b)]) for b in buffers])
