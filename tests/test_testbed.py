@@ -40,3 +40,25 @@ def test_loss_accounting_counts_every_sender_veth_and_namespace():
     assert (got["sender_to_router"], got["router_to_sender"], got["sender_tcp"]) == (3, 7, 5)
     # Shared: the sender's own reading (taken with its TCP_INFO) counts.
     assert _losses({**counters, "separate_senders": False}, {"TcpExt.TCPRetransFail": 99})["sender_tcp"] == 99
+
+
+def test_compare_can_give_the_simulator_the_bpf_builds_loss_signals(tmp_path):
+    """`ccarena compare --sim-signals bpf`: the simulator runs the same
+    estimates of tx_in_flight and lost as the BPF build (on the flows whose
+    algorithm has them), so both engines run the same C; the live run
+    and the default are untouched."""
+    from ccarena.cli import _parser
+    from ccarena.live import compare
+
+    s = tmp_path / "s.toml"
+    s.write_text('duration = "10s"\n[bottleneck]\nrate = "100Mbit"\nbuffer = "1bdp"\n'
+                 '[[flow]]\ncc = "bbr2"\nrtt = "40ms"\n[[flow]]\ncc = "cubic"\nrtt = "40ms"\n')
+    exact, live = compare.load_both(s)
+    bpf, live_bpf = compare.load_both(s, sim_signals="bpf")
+    assert "estimate_tx_signals" not in exact.human["flow"][0].get("params", {})
+    assert bpf.human["flow"][0]["params"]["estimate_tx_signals"] == 1
+    assert "estimate_tx_signals" not in (bpf.human["flow"][1].get("params") or {})  # CUBIC has no such parameter
+    assert live.human == live_bpf.human
+    choices = next(a for a in _parser()._subparsers._group_actions[0].choices["compare"]._actions
+                   if a.dest == "sim_signals").choices
+    assert tuple(choices) == compare.SIM_SIGNALS

@@ -3,7 +3,7 @@
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
     ccarena live cleanup [--wait [SECONDS]]
     ccarena live capacity [--measure] [--wait [SECONDS]]
-    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
+    ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]] [--sim-signals exact|bpf]
 
 One live command holds the testbed at a time (hygiene.TestbedLock); the
 others refuse at once, or with --wait wait for it.
@@ -84,6 +84,9 @@ def add_parsers(sub) -> None:
     cmp = sub.add_parser("compare", help="run a scenario on the simulator and live; print both tables and the differences")
     _scenario_args(cmp, "write DIR/sim and DIR/live (default: runs/<scenario name>-compare)")
     add_wait_argument(cmp)
+    cmp.add_argument("--sim-signals", choices=("exact", "bpf"), default="exact",
+                     help="the simulator's loss signals: exact (default, as Linux's own BBRv2/v3 read them) or bpf "
+                          "(the estimates our BPF build makes, like the live run: estimate_tx_signals = 1)")
 
 
 def _log(line: str) -> None:
@@ -236,12 +239,13 @@ def run_compare_command(args: argparse.Namespace, clock: CommandClock) -> int:
     from ..units import plural
     from .compare import compare, load_both, table
 
-    sim_scenario, _ = load_both(args.scenario, _overrides(args), args.bottleneck)  # bad input fails here
+    sim_scenario, _ = load_both(args.scenario, _overrides(args), args.bottleneck, args.sim_signals)  # bad input fails here
     out = args.out if args.out is not None else Path("runs") / f"{sim_scenario.name}-compare"
     cfg = sim_scenario.config
     for line in sim_scenario.warnings():
         _log(f"ccarena: warning: {line}")
-    sim, live = compare(args.scenario, _overrides(args), out=out, bottleneck=args.bottleneck, wait=args.wait, announce=(
+    sim, live = compare(args.scenario, _overrides(args), out=out, bottleneck=args.bottleneck, wait=args.wait,
+                        sim_signals=args.sim_signals, announce=(
         f"ccarena: comparing sim and live on {args.scenario} ({plural(len(cfg['flows']), 'flow')}, "
         f"{cfg['duration_ns'] / 1e9:g} s live)"))
     print(table(sim, live))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import Result
-from ..scenario import ResolvedScenario, apply_overrides, read_toml, resolve
+from ..scenario import ResolvedScenario, apply_overrides, param_specs, read_toml, resolve
 from .ccs import sim_name
 from .engine import load_live_scenario, run_live
 
@@ -19,31 +19,49 @@ TOLERANCE_PP = 7.0
 QUEUE_TOLERANCE = 0.30
 
 
+#: Where the simulator's algorithms take their loss signals from
+#: (``--sim-signals``): "exact", the per-skb tx_in_flight and lost counts
+#: Linux's kernel code reads (the default, as Google's kernels run BBRv2/v3),
+#: or "bpf", the estimates our BPF build must make because struct_ops cannot
+#: read them (``estimate_tx_signals = 1`` on every flow whose algorithm has
+#: it): the same C as the live run, like for like.
+SIM_SIGNALS = ("exact", "bpf")
+#: The parameter "bpf" sets (cc/include/bbr3_core.h).
+ESTIMATE_PARAM = "estimate_tx_signals"
+
+
 def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
-              bottleneck: str = "auto") -> tuple[ResolvedScenario, ResolvedScenario]:
-    """The scenario for the simulator (``NAME@ccarena`` read as ``NAME``)
-    and for the live engine."""
+              bottleneck: str = "auto", sim_signals: str = "exact") -> tuple[ResolvedScenario, ResolvedScenario]:
+    """The scenario for the simulator (``NAME@ccarena`` read as ``NAME``;
+    with ``sim_signals="bpf"`` the BPF build's loss-signal estimates) and
+    for the live engine."""
     path = Path(path)
     doc = read_toml(path)
     if overrides:
         doc = apply_overrides(doc, overrides)
     live = load_live_scenario(doc, bottleneck=bottleneck, base_dir=path.parent)
     sim_doc = apply_overrides(doc, [(f"flow.{i}.cc", sim_name(f["cc"])) for i, f in enumerate(doc["flow"])])
+    if sim_signals == "bpf":
+        sim_doc = apply_overrides(sim_doc, [(f"flow.{i}.params.{ESTIMATE_PARAM}", 1)
+                                            for i, f in enumerate(sim_doc["flow"])
+                                            if any(spec.key == ESTIMATE_PARAM for spec in param_specs(f["cc"]))])
     sim = resolve(sim_doc, name=path.stem, base_dir=path.parent)
     live = ResolvedScenario(name=path.stem, model=live.model, human=live.human, config=live.config)
     return sim, live
 
 
 def compare(path: str | Path, overrides=None, out: str | Path | None = None,
-            announce: str | None = None, bottleneck: str = "auto", wait: float | None = None) -> tuple[Result, Result]:
+            announce: str | None = None, bottleneck: str = "auto", wait: float | None = None,
+            sim_signals: str = "exact") -> tuple[Result, Result]:
     """Run both engines (live first: it is the one that can be refused);
     with ``out``, write one comparison directory holding the run
     directories ``out/sim`` and ``out/live`` (all or nothing). ``wait``: as
-    for :func:`~ccarena.live.engine.run_live`."""
+    for :func:`~ccarena.live.engine.run_live`; ``sim_signals``: one of
+    :data:`SIM_SIGNALS`."""
     from ..api import run as run_sim
     from ..rundir import atomic_dir, check_target, write_run_dir
 
-    sim_scenario, live_scenario = load_both(path, overrides, bottleneck)
+    sim_scenario, live_scenario = load_both(path, overrides, bottleneck, sim_signals)
     if out is not None:
         check_target(Path(out), "compare")
     live = run_live(live_scenario, announce=announce, bottleneck=bottleneck, wait=wait)
