@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from .. import units
-from .framework import LIVE_PREFIX, Outcome, Report, RunSpec
+from .framework import LIVE_PREFIX, Outcome, Report, RunSpec, fair_distance
 
 #: Telemetry the time-series figures use.
 GOODPUT_COLUMNS = ("goodput_mbps",)
@@ -47,10 +47,12 @@ def mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs)
 
 
-def half_range(xs: Sequence[float]) -> float:
-    """Half the min-max range of per-seed values: the spread a verdict
-    allows around their mean (docs/experiments.md, "When a row agrees")."""
-    return (max(xs) - min(xs)) / 2
+def fair_gap(shares: Sequence[float], than: Sequence[float], n: int = 2) -> list[float]:
+    """Per seed, how much further ``shares`` lie from the fair share 1/n
+    than ``than`` do (seed i against seed i): negative where ``shares``
+    are fairer (framework.fair_distance, never "more for the shorter
+    flow")."""
+    return [fair_distance(a, n) - fair_distance(b, n) for a, b in zip(shares, than, strict=True)]
 
 
 def retransmit_rate(run: Outcome, flows: list[int] | None = None) -> float:

@@ -19,7 +19,7 @@ from .paper import LABEL
 import numpy as np
 
 from .. import compare, traces
-from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, fair_gap, key, markdown_table, mean, runs_of, values
 from ..figures import Series, grouped_bars
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 from ..verdict import Measured
@@ -118,8 +118,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
 
     lowest = min(points, key=lambda g: ratio[g])
     highest = max(points, key=lambda g: ratio[g])
-    distance = {g: [abs(q - 0.5) - abs(b - 0.5) for b, q in zip(share["bbr"][g], share["bbq"][g], strict=True)]
-                for g in points}
+    distance = {g: fair_gap(share["bbq"][g], share["bbr"][g]) for g in points}
     further = [g for g in points if mean(distance[g]) > 0]
     bbr_reversed = [g for g in points if m["bbr"][g] >= 0.5]
     probes = {}

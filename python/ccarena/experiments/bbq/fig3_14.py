@@ -21,7 +21,7 @@ from pathlib import Path
 from . import paper
 from .paper import LABEL
 from .. import compare
-from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, key, markdown_table, mean, runs_of, values
+from ..common import EVIDENCE_COLUMNS, cwnd_limited_fraction, fair_gap, key, markdown_table, mean, runs_of, values
 from ..figures import Series, sweep
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 from ..verdict import Measured
@@ -86,8 +86,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     low = points[0]
     high = [r for r in points if r >= 100]
     name = {r: f"{r} Mbit/s" for r in points}
-    distance = {r: [abs(q - 0.5) - abs(b - 0.5) for b, q in zip(share["bbr"][r], share["bbq"][r], strict=True)]
-                for r in points}
+    distance = {r: fair_gap(share["bbq"][r], share["bbr"][r]) for r in points}
     further = [r for r in points if mean(distance[r]) > 0]
     rep.measured["fig3.bbr-far-below"] = Measured(
         members={name[r]: share["bbr"][r] for r in high},

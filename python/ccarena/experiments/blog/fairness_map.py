@@ -20,9 +20,9 @@ import numpy as np
 
 from ... import units
 from .. import compare, variants
-from ..common import finish, key, markdown_table, mean, retransmit_rate, runs_of
+from ..common import fair_gap, finish, key, markdown_table, mean, retransmit_rate, runs_of
 from ..figures import Series, heatmaps, sweep
-from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant, fair_distance
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
 from ..verdict import Measured
 
 BBR = variants.BBR
@@ -182,9 +182,6 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     def per_pair(v: Variant, chosen) -> dict[str, list[float]]:
         return {f"{s}/{lg} ms": share[(v.name, s, lg)] for s, lg in chosen if (s, lg) in pairs(quick)}
 
-    def distance(xs: list[float]) -> list[float]:
-        return [fair_distance(x) for x in xs]
-
     five_x = [(s, lg) for s, lg in pairs(quick) if lg == 5 * s]
     rep.measured["l9.cubic-favours-short"] = Measured(members=per_pair(CUBIC, pairs(quick)))
     retx = {(v.name, b): [retransmit_rate(r, [0]) for r in runs_of(outcomes, v.name, seeds, vs="cubic", buffer=f"{b:g}")]
@@ -204,13 +201,11 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     near_far = [p for p in ((10, 50), (50, 250)) if p in pairs(quick)]
     for v, tag in ((BBQ, "bbq"), (DA_BBR, "da-bbr")):
         rep.measured[f"l49.{tag}-fairer"] = Measured(members={
-            f"{s}/{lg} ms": [a - b for a, b in zip(distance(share[(v.name, s, lg)]), distance(share[(BBR.name, s, lg)]),
-                                                   strict=True)] for s, lg in near_far},
+            f"{s}/{lg} ms": fair_gap(share[(v.name, s, lg)], share[(BBR.name, s, lg)]) for s, lg in near_far},
             note="; ".join(f"{s}/{lg} ms: {v.label} {pct(share[(v.name, s, lg)])}, BBR {pct(share[(BBR.name, s, lg)])}"
                            for s, lg in near_far) + ".")
         rep.measured[f"l49.{tag}-not-difference"] = Measured(
-            [far - near for near, far in zip(distance(share[(v.name, 10, 50)]), distance(share[(v.name, 50, 250)]),
-                                             strict=True)] if len(near_far) == 2 else [])
+            fair_gap(share[(v.name, 50, 250)], share[(v.name, 10, 50)]) if len(near_far) == 2 else [])
     if (10, 50) in pairs(quick):
         tuned = share[(BBR2_TUNED.name, 10, 50)]
         traced = runs_of(outcomes, BBR2_TUNED.name, seeds, rtts="10-50")

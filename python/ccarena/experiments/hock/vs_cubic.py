@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import numpy as np
-
 from . import paper
 from ..common import key, markdown_table, mean, pct, runs_of
 from ..compare import spread
