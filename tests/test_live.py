@@ -654,11 +654,15 @@ def test_a_link_trace_runs_in_the_delay_line_like_the_simulator(clean_host, tmp_
 
 def test_ecn_marks_in_real_headers_are_echoed_and_counted(clean_host, tmp_path):
     """Two kernel CUBIC flows with net.ipv4.tcp_ecn = 1 behind RED with
-    ecn in the delay line, which sets CE in the IPv4 header. No drops; the
-    receiver's kernel counts every mark (tcpi_received_ce = the delay
-    line's marks, exactly), and the sender's delivered_ce - classic ECN,
-    ECE until CWR - counts at least them. A 30-s run: marks 871/447, the
-    same received, delivered_ce 2592/1930; the simulator 380/161."""
+    ecn in the delay line, which sets CE in the IPv4 header. RED marks
+    every ECT packet it would have dropped, so it drops only Not-ECT ones:
+    Linux sends retransmissions without ECT (RFC 3168), and on a busy host a
+    tail-loss probe or a spurious timeout retransmits, so a drop or two
+    can happen (CI: 2 in the window). The receiver's kernel counts every mark
+    (tcpi_received_ce = the delay line's marks, exactly), and the sender's
+    delivered_ce - classic ECN, ECE until CWR - counts at least them. A
+    30-s run: marks 871/447, the same received, delivered_ce 2592/1930,
+    no drops; the simulator 380/161."""
     doc = tmp_path / "red-ecn.toml"
     doc.write_text(
         'duration = "15s"\n[measure]\nfrom = "5s"\n[bottleneck]\nrate = "50Mbit"\nbuffer = "2BDP"\naqm = "red"\n'
@@ -667,7 +671,9 @@ def test_ecn_marks_in_real_headers_are_echoed_and_counted(clean_host, tmp_path):
     done = live_cli("live", "run", doc, "--out", tmp_path / "live")
     assert done.returncode == 0, done.stderr
     live = json.loads((tmp_path / "live" / "summary.json").read_text())
-    assert live["drops"] == 0 and live["marks"] > 0
+    assert live["marks"] > 0
+    losses = live["live"]["losses"]
+    assert losses["bottleneck"] == losses["bottleneck_not_ect"], losses  # an ECT packet is marked, never dropped
     for f in live["flows"]:
         assert f["ecn"] == "classic"
         assert f["ce_marked"] > 0 and f["ce_received"] == f["ce_marked"], f

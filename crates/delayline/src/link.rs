@@ -50,6 +50,10 @@ pub struct Link {
     n_flows: usize,
     /// Per flow, ACKs seen going back with ECE set.
     ece_acks: Vec<u64>,
+    /// Arrivals dropped that were Not-ECT (packets; with an ECN-marking
+    /// queue these are what RFC 3168 forbids marking: the handshake and
+    /// retransmissions, which Linux sends without ECT).
+    not_ect_drops: u64,
 }
 
 impl Link {
@@ -63,6 +67,7 @@ impl Link {
             pending_schedule: cfg.schedule.iter().map(|c| (c.at_ns, c.rate_bps)).collect(),
             n_flows,
             ece_acks: vec![0; n_flows],
+            not_ect_drops: 0,
         }
     }
 
@@ -107,6 +112,7 @@ impl Link {
             Offer::Queued => true,
             Offer::Dropped(_) => {
                 self.payloads.take(slot);
+                self.not_ect_drops += u64::from(ecn == Ecn::NotEct);
                 false
             }
         }
@@ -169,7 +175,7 @@ impl Link {
         format!(
             "{{\"bytes\": {}, \"packets\": {}, \"drops\": {}, \"policed\": {}, \"backlog\": {}, \"rate_bps\": {}, \
              \"sojourn_sum_ns\": {}, \"sojourn_count\": {}, \"max_backlog\": {}, \"flow_backlog\": [{}], \
-             \"flow_drops\": [{}], \"marks\": {}, \"flow_marks\": [{}], \"flow_ece_acks\": [{}]}}",
+             \"flow_drops\": [{}], \"drops_not_ect\": {}, \"marks\": {}, \"flow_marks\": [{}], \"flow_ece_acks\": [{}]}}",
             s.tx_bytes,
             s.tx_packets,
             s.drops,
@@ -181,6 +187,7 @@ impl Link {
             s.max_queue_bytes,
             per_flow(&|i| self.queue.flow_queue_bytes(i)),
             per_flow(&|i| self.queue.flow_drops(i)),
+            self.not_ect_drops,
             s.marks,
             per_flow(&|i| self.queue.flow_marks(i)),
             per_flow(&|i| self.ece_acks[i]),
@@ -336,5 +343,26 @@ mod tests {
         let passed = (0..5).filter(|_| link.offer(0, 0, vec![0; 1500])).count();
         assert_eq!(passed, 2, "the burst is two packets");
         assert!(link.stats_json().contains("\"drops\": 3, \"policed\": 3"), "{}", link.stats_json());
+    }
+
+    #[test]
+    fn counts_the_not_ect_packets_it_drops() {
+        // A three-packet buffer, full; then one ECT(0) and one Not-ECT
+        // arrival are both tail-dropped, and only the second is Not-ECT.
+        let mut link = Link::new(&cfg(vec![]), 1, 1);
+        link.start(0);
+        let ip = |tos: u8| {
+            let mut p = vec![0u8; 1500];
+            p[0] = 0x45;
+            p[1] = tos;
+            p
+        };
+        for _ in 0..4 {
+            assert!(link.offer(0, 0, ip(0x02)));
+        }
+        assert!(!link.offer(0, 0, ip(0x02)));
+        assert!(!link.offer(0, 0, ip(0x00)));
+        assert!(link.stats_json().contains("\"drops\": 2,"), "{}", link.stats_json());
+        assert!(link.stats_json().contains("\"drops_not_ect\": 1,"), "{}", link.stats_json());
     }
 }

@@ -398,8 +398,12 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
 
     if userspace:
         bottleneck = int((delay_stats.get("link") or {}).get("drops", 0))
+        # Of them, packets without ECT: an ECN-marking queue drops only these
+        # (RFC 3168 keeps ECT off the handshake and off retransmissions).
+        bottleneck_not_ect = int((delay_stats.get("link") or {}).get("drops_not_ect", 0))
     else:
         bottleneck = qdiscs.get(BOTTLENECK_DEV, 0)
+        bottleneck_not_ect = None  # the bfifo does not say
     testbed = {
         # retransmissions the sender's own stack failed to send, segments
         "sender_tcp": tx.get("TcpExt.TCPRetransFail", 0),
@@ -427,6 +431,7 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
     lost = max(0, sent - arrived - unacked)
     return {
         "bottleneck": bottleneck,
+        "bottleneck_not_ect": bottleneck_not_ect,
         "testbed": testbed,
         "testbed_total": sum(testbed.values()),
         "sent_segments": sent,
