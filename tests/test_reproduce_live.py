@@ -1,6 +1,7 @@
-"""`ccarena reproduce --live`: experiments repeat the runs they mark on
-the live engine and their reports quote what real Linux gave in that
-command (rule 5 of docs/experiments.md), never a number in the source.
+"""`ccarena reproduce --live`: every run again on the live engine, the
+record in a results file (linux.py, tested in test_linux_column.py), and
+the runs an experiment marks quoted in its prose from that command (rule 5
+of docs/experiments.md), never a number in the source.
 
 The analysis side needs no root: a live outcome is injected. The testbed
 side runs one short live run (root, delay line built; skipped otherwise).
@@ -15,7 +16,7 @@ import os
 
 import pytest
 
-from ccarena.experiments import registry, report
+from ccarena.experiments import linux, registry, report
 from ccarena.experiments.framework import LIVE_PREFIX, Experiment, Report, Result, RunSpec
 from conftest import run_cli
 
@@ -79,13 +80,18 @@ def test_report_flags_live_runs(fig13_quick):
     assert "live_runs" not in json.loads(report.results_json(without))
 
 
-def test_live_with_no_live_runs_is_refused_before_anything_runs(tmp_path):
+def test_live_results_only_with_live_and_never_over_a_users_file(tmp_path):
     out = tmp_path / "out"
-    done = run_cli("reproduce", "bbq-fig17", "--quick", "--live", "--out", out)
+    done = run_cli("reproduce", "bbq-fig17", "--quick", "--live-results", tmp_path / "x.json", "--out", out)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["ccarena: error: --live-results: records live runs: only with --live"]
+    mine = tmp_path / "mine.json"
+    mine.write_text('{"my": "data"}\n')
+    done = run_cli("reproduce", "bbq-fig17", "--quick", "--live", "--live-results", mine, "--out", out)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "ccarena: error: --live: none of these experiments has live runs (see docs/experiments.md)"]
-    assert not out.exists()
+        f"ccarena: error: --live-results: {mine} exists and is not a ccarena Linux results file; not touching it"]
+    assert mine.read_text() == '{"my": "data"}\n' and not out.exists()
 
 
 # --- on the testbed ----------------------------------------------------------
@@ -95,26 +101,32 @@ from test_live import DELAYLINE, clean_host  # noqa: E402,F401  (fixture)
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="live runs need root")
 @pytest.mark.skipif(not DELAYLINE.exists(), reason="delay line not built (make build)")
-def test_live_pass_runs_marked_specs_on_the_testbed(clean_host):
-    """A 6-s experiment: its marked run goes to the live engine, comes
-    back under live/KEY with the live engine's summary, and the testbed
-    is clean afterwards (clean_host)."""
+def test_live_pass_runs_every_spec_and_records_it(clean_host, tmp_path):
+    """A 6-s experiment: its run goes to the live engine, the analysis
+    measures it, the record lands in the results file (beside what the
+    file held), the run it marks comes back under live/KEY with the live
+    engine's summary, and the testbed is clean afterwards (clean_host)."""
     scenario = {
         "duration": "6s", "seed": 1, "measure": {"from": "2s"},
         "bottleneck": {"rate": "20Mbit", "buffer": "200KB", "aqm": "droptail"},
         "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "bbr", "rtt": "30ms"}],
     }
     spec = RunSpec("bbr/seed=1", scenario, ("goodput_mbps", "pacing_gain"))
-    exp = Experiment("test-live", "-", "-", runs=lambda quick: [spec], analyse=lambda o, d, q: Report(),
+    exp = Experiment("bbq-fig13", "-", "-", runs=lambda quick: [spec], analyse=lambda o, d, q: Report(),
                      live=lambda quick: [spec])
+    results = tmp_path / "2026-01-02.json"
+    linux.write(results, [linux.Record("bbq-fig1", "2026-01-02", False, cannot="kept")])
     outcomes = reproduce.run_experiments([exp], quick=True, jobs=1)
-    ran = reproduce.run_live_experiments([exp], outcomes, quick=True)
-    assert ran == {"test-live": ["live/bbr/seed=1"]}
-    live = outcomes["test-live"]["live/bbr/seed=1"]
+    ran = reproduce.run_linux([exp], outcomes, quick=True, results=results)
+    assert ran == {"bbq-fig13": ["live/bbr/seed=1"]}
+    live = outcomes["bbq-fig13"]["live/bbr/seed=1"]
     assert live.summary["engine"] == "live"
     assert sum(f["goodput_mbps"] for f in live.flows) > 10  # the 20 Mbit/s link carried the two flows
     # The columns asked for, one row per flow, as for a simulated run.
     assert live.flow["goodput_mbps"].shape[0] == 2 and live.flow["pacing_gain"].shape == live.flow["goodput_mbps"].shape
+    records = linux.latest(tmp_path)
+    assert records["bbq-fig13"].runs == 1 and records["bbq-fig13"].quick and not records["bbq-fig13"].cannot
+    assert records["bbq-fig1"].cannot == "kept"
 
 
 def test_cws_fig13_marks_the_points_it_misses_and_quotes_them():

@@ -8,7 +8,7 @@
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]  (root)
     ccarena live cleanup [--wait [SECONDS]]
     ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
-    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live [--wait [SECONDS]]]
+    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live [--wait [SECONDS]] [--live-results FILE]]
     ccarena reproduce --list
 
 Any problem with the input is one line on stderr,
@@ -117,8 +117,10 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--jobs", type=int, metavar="N", help="simulations in parallel (default: the number of cores)")
     rep.add_argument("--quick", action="store_true", help="short runs and sweeps, one seed: a smoke test")
     rep.add_argument("--live", action="store_true",
-                     help="also repeat the runs each experiment marks for it on the live engine (root) and "
-                          "report what real Linux gives")
+                     help="also run every run again on the live engine (root), each seed a repetition, and record "
+                          "what real Linux gives per claim in a dated results file that every report shows")
+    rep.add_argument("--live-results", type=Path, metavar="FILE",
+                     help="with --live: the results file to add to (default: docs/linux/TODAY.json)")
     from .live.cli import add_wait_argument
 
     add_wait_argument(rep)  # with --live
@@ -287,14 +289,17 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
     check_outputs(names, args.out, index=everything)
     if args.wait is not None and not args.live:
         raise ScenarioError("--wait", "waits for the live testbed: only with --live")
+    if args.live_results is not None and not args.live:
+        raise ScenarioError("--live-results", "records live runs: only with --live")
     if args.live:
+        from .experiments import linux
         from .experiments.reproduce import check_live
 
-        check_live([registry.get(n) for n in names], args.quick)
+        check_live(args.live_results or linux.default_path())
     print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}{' with live runs' if args.live else ''}",
           file=sys.stderr, flush=True)
     done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live,
-                     live_wait=args.wait)
+                     live_wait=args.wait, live_results=args.live_results)
     for exp, result in done:
         print(f"{exp.name}: {exp.figure}")
         print(report.plain_table(result.rows))

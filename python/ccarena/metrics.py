@@ -60,6 +60,11 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
                 "rtt_p95_ms": _round(res["rtt_p95_us"] / 1e3 if res["rtt_p95_us"] is not None else None),
             }
         )
+        if "size_bytes" in flow_cfg:
+            # A sized flow: its completion time (None if it did not complete).
+            fct_ns = res.get("fct_ns")
+            flows[-1].update(size_bytes=flow_cfg["size_bytes"],
+                             fct_ms=_round(fct_ns / 1e6) if fct_ns is not None else None)
         if uses_ecn:
             # Over the whole run (None where an engine cannot see it).
             flows[-1].update(

@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import metrics, tables
+from . import metrics, tables, units
 from .flow_groups import Group, flow_groups
 from .rundir import atomic_dir
 from .scenario import ResolvedScenario
@@ -104,11 +104,20 @@ def _share(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
+def _fct(f: dict[str, Any]) -> str:
+    """A sized flow's completion: "1.23 s to send 10MB", or "not done"."""
+    if "size_bytes" not in f:
+        return "-"
+    done = f"{f['fct_ms'] / 1e3:.3f} s" if f["fct_ms"] is not None else "not done"
+    return f"{done} ({units.format_size(f['size_bytes'])})"
+
+
 def _flow_rows(flows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
-    rows = [("flow", "cc", "rtt", "goodput Mbit/s", "share", "retransmits")]
+    sized = any("size_bytes" in f for f in flows)
+    rows = [("flow", "cc", "rtt", "goodput Mbit/s", "share", "retransmits") + (("completion",) if sized else ())]
     for f in flows:
         rows.append((str(f["index"]), f["cc"], f"{f['rtt_ms']:g} ms", f"{f['goodput_mbps']:.2f}",
-                     _share(f["share"]), str(f["retransmits"])))
+                     _share(f["share"]), str(f["retransmits"])) + ((_fct(f),) if sized else ()))
     return rows
 
 

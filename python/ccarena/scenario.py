@@ -111,6 +111,9 @@ class Flow(Strict):
     rtt: Time
     start: Instant = "0s"
     stop: Time | None = None
+    #: Bytes the application sends, then the flow is complete ("100KB",
+    #: "10MB"); absent: a bulk flow for the whole run.
+    size: SizeText | None = None
     count: StrictInt = Field(default=1, ge=1, le=10_000)
     #: Per-algorithm parameters (below), numbers in each one's unit.
     params: Annotated[dict[str, Any], Quantity("params")] = Field(default_factory=dict)
@@ -548,6 +551,14 @@ def resolve(
                 raise ScenarioError(f"{path}.stop", "after the end of the run (leave stop out to send to the end)")
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
+        size_bytes = None
+        if flow.size is not None:
+            size = _unit(f"{path}.size", units.parse_size, flow.size)
+            if size.bdp or str(flow.size).strip().rstrip("s").endswith("pkt"):
+                raise ScenarioError(f"{path}.size", f"{flow.size!r}: give the application's bytes (e.g. \"100KB\", "
+                                                    "\"10MB\"), not packets or BDPs")
+            size_bytes = size.resolve(0)
+            check_limits(f"{path}.size", flow.size, size_bytes, "bytes", limits)
         # The live engine's NAME@ccarena is cc/NAME.c: its parameters are NAME's.
         params, params_human[i] = resolve_params(cc.partition("@")[0], flow.params, f"{path}.params.")
         rtt_schedule = _resolve_schedule(
@@ -564,6 +575,8 @@ def resolve(
             "params": params,
             "rtt_schedule": rtt_schedule,
         }
+        if size_bytes is not None:
+            entry["size_bytes"] = size_bytes  # only when used: other configs stay as they were
         if flow.jitter is not None:
             jitter_ns = _unit(f"{path}.jitter", parse_time_or_zero, flow.jitter)
             check_limits(f"{path}.jitter", flow.jitter, jitter_ns, "ns", limits)

@@ -71,6 +71,7 @@ FIELD_LIMITS: dict[str, tuple[str, ...]] = {
     "flow[].rtt": ("max_rtt_ns",),
     "flow[].start": (BEFORE_END,),
     "flow[].stop": (AT_MOST_DURATION,),
+    "flow[].size": ("max_flow_bytes",),
     "flow[].params": (U64,),
     "flow[].rtt_schedule[].at": (BEFORE_END,),
     "flow[].rtt_schedule[].rtt": ("max_rtt_ns",),

@@ -306,6 +306,11 @@ pub struct FlowConfig {
     /// Time the flow stops sending new data, ns (None: runs to the end).
     #[serde(default)]
     pub stop_ns: Option<u64>,
+    /// Bytes the application gives the flow, rounded up to whole segments
+    /// (None: a bulk transfer). The flow is complete when the receiver has
+    /// them all in order; its completion time is in the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
     /// Per-algorithm parameter overrides, already as u64 in the algorithm's
     /// units, by index in that algorithm's parameter table.
     #[serde(default)]

@@ -88,9 +88,21 @@ struct Flow {
     /// Counters at the start and end of the measurement window.
     at_from: FlowCounters,
     at_to: Option<FlowCounters>,
+    /// A sized flow: payload bytes the receiver must have in order (whole
+    /// segments) for the flow to be complete; None for a bulk flow.
+    complete_at_bytes: Option<u64>,
+    /// When the receiver had them all, ns.
+    completed_ns: Option<u64>,
 }
 
 impl Flow {
+    /// A sized flow is complete the first time its receiver has every byte.
+    fn note_completion(&mut self, now_ns: u64) {
+        if self.completed_ns.is_none() && self.complete_at_bytes.is_some_and(|b| self.receiver.delivered_bytes() >= b) {
+            self.completed_ns = Some(now_ns);
+        }
+    }
+
     fn counters(&self) -> FlowCounters {
         FlowCounters {
             delivered_bytes: self.receiver.delivered_bytes(),
@@ -135,6 +147,7 @@ impl Simulation {
                         mss: cfg.mss,
                         wire_bytes,
                         stop_ns: f.stop_ns,
+                        size_segments: f.size_bytes.map(|b| b.div_ceil(cfg.mss as u64) as u32),
                         rng_seed: rng.derive_seed(),
                         params: f.params.clone(),
                         ecn: f.ecn,
@@ -155,6 +168,8 @@ impl Simulation {
                     sent: 0,
                     at_from: FlowCounters::default(),
                     at_to: None,
+                    complete_at_bytes: f.size_bytes.map(|b| b.div_ceil(cfg.mss as u64) * cfg.mss as u64),
+                    completed_ns: None,
                 }
             })
             .collect();
@@ -263,6 +278,7 @@ impl Simulation {
             Event::DataPipe(f) => {
                 while let Some(pkt) = self.flows[f as usize].data_pipe.pop_due(now) {
                     let action = self.flows[f as usize].receiver.on_data(now, &pkt);
+                    self.flows[f as usize].note_completion(now);
                     if let Some(ack) = self.flows[f as usize].receiver.take_flushed() {
                         self.send_ack(f, ack);
                     }
@@ -426,6 +442,7 @@ impl Simulation {
                     ce_marked: self.link.flow_marks(i),
                     ce_received: f.receiver.ce_packets() as u64,
                     delivered_ce: f.sender.delivered_ce() as u64,
+                    fct_ns: f.completed_ns.map(|t| t - self.cfg.flows[i].start_ns),
                 }
             })
             .collect();
@@ -470,6 +487,7 @@ mod tests {
             rtt_ns: rtt_ms * MS,
             start_ns: 0,
             stop_ns: None,
+            size_bytes: None,
             params: vec![],
             rtt_schedule: vec![],
             ecn: Default::default(),
@@ -575,6 +593,46 @@ mod tests {
                 check(name, &format!("flow {i} RTT"), r.flows[i].rtt_p95_us, f.sender.rtt_window(), 95.0, 1.0);
             }
         }
+    }
+
+    #[test]
+    fn a_sized_flow_sends_its_bytes_once_and_reports_when_they_all_arrived() {
+        // 1 MB = 691 segments (the last rounded up), alone on an empty
+        // 100 Mbit/s, 10 ms path with a deep buffer: slow start from 10
+        // segments needs 6 round trips to send them, plus the last one's
+        // trip; a bulk flow beside it never completes.
+        let mut sized = flow("cubic", 10);
+        sized.size_bytes = Some(1_000_000);
+        let cfg = SimConfig {
+            duration_ns: 2 * S,
+            seed: 1,
+            measure_from_ns: 0,
+            measure_to_ns: 2 * S,
+            interval_ns: 100 * MS,
+            mss: 1448,
+            wire_overhead: 66,
+            bottleneck: BottleneckConfig::droptail(100_000_000, 4_000_000),
+            flows: vec![sized],
+            host: None,
+        };
+        crate::validate(&cfg).unwrap();
+        let mut sim = Simulation::new(cfg.clone());
+        assert!(sim.advance(&mut |_| false));
+        let r = sim.finish();
+        assert_eq!(r.flows[0].sent_segments, 691);
+        assert_eq!(r.flows[0].delivered_bytes_total, 691 * 1448);
+        let fct = r.flows[0].fct_ns.expect("complete");
+        assert!((60 * MS..=120 * MS).contains(&fct), "fct {fct}");
+        // Started later, the same flow takes as long (FCT counts from its start).
+        let mut later = cfg.clone();
+        later.flows[0].start_ns = 500 * MS;
+        later.flows.push(flow("bbr", 10));
+        later.flows[1].start_ns = 1500 * MS;
+        let mut sim = Simulation::new(later);
+        assert!(sim.advance(&mut |_| false));
+        let r = sim.finish();
+        assert_eq!(r.flows[0].fct_ns, Some(fct));
+        assert_eq!(r.flows[1].fct_ns, None);
     }
 
     #[test]

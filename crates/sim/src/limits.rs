@@ -128,10 +128,14 @@ pub const MAX_HOST_STALL_RATE_HZ: u64 = 1_000;
 /// measured one has 18); each draw searches them.
 pub const MAX_HOST_POINTS: u64 = 64;
 
+/// Largest flow size, bytes (1 TiB): its segments (1448 B) stay far below
+/// the sender's 32-bit sequence space and [`MAX_LINK_SEGMENTS`].
+pub const MAX_FLOW_BYTES: u64 = 1 << 40;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
 /// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
 /// `max_` bounds from above, `min_` from below.
-pub fn all() -> [(&'static str, u64); 20] {
+pub fn all() -> [(&'static str, u64); 21] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -153,6 +157,7 @@ pub fn all() -> [(&'static str, u64); 20] {
         ("max_host_delay_ns", MAX_HOST_DELAY_NS),
         ("max_host_stall_rate_hz", MAX_HOST_STALL_RATE_HZ),
         ("max_host_points", MAX_HOST_POINTS),
+        ("max_flow_bytes", MAX_FLOW_BYTES),
     ]
 }
 
@@ -171,6 +176,8 @@ pub fn link_segments(max_rate_bps: u64, duration_ns: u64, packet_bytes: u64) -> 
 // The limits agree with each other and with the engine's arithmetic,
 // checked when the crate compiles.
 const _: () = {
+    // A flow's segments fit the sender's 32-bit sequence numbers.
+    assert!(MAX_FLOW_BYTES / 1448 < 1 << 31);
     // The headroom of the segment limit covers a full buffer.
     assert!(MAX_BUFFER_BYTES / 1514 < 1 << 30);
     assert!(MAX_LINK_SEGMENTS + (1 << 30) <= 1 << 32);

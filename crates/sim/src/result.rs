@@ -59,6 +59,11 @@ pub struct FlowResult {
     /// ...and the sender's `delivered_ce` (classic ECN counts every segment
     /// an ECE ACK delivers, so it may exceed the marks; AccECN counts each).
     pub delivered_ce: u64,
+    /// A sized flow: time from its start until the receiver had every
+    /// byte in order (flow completion time), ns; None for a bulk flow or
+    /// one not complete when the run ended (left out of the JSON then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]

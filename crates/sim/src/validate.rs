@@ -169,6 +169,12 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         if f.stop_ns.is_some_and(|s| s <= f.start_ns) {
             return Err(format!("flow[{i}].stop: must be after start"));
         }
+        if let Some(size) = f.size_bytes {
+            if size == 0 {
+                return Err(format!("flow[{i}].size: must be greater than zero"));
+            }
+            at_most(&format!("flow[{i}].size"), size, MAX_FLOW_BYTES, Unit::Bytes)?;
+        }
         for (k, c) in f.rtt_schedule.iter().enumerate() {
             if c.rtt_ns == 0 {
                 return Err(format!("flow[{i}].rtt_schedule[{k}].rtt: must be greater than zero"));
@@ -313,6 +319,7 @@ mod tests {
                 rtt_ns: 10_000_000,
                 start_ns: 0,
                 stop_ns: None,
+                size_bytes: None,
                 params: vec![],
                 rtt_schedule: vec![],
             ecn: Default::default(),

@@ -172,6 +172,30 @@ def fair_distance(share: float, n: int = 2) -> float:
 
 
 @dataclass(frozen=True)
+class LinuxCell:
+    """A judged row's real-Linux column (linux.py, verdict.linux_cell):
+    what Linux gave, its verdict against the paper by the same rule, and
+    whether the simulator and Linux agree."""
+
+    #: Linux's mean (or members) as the row shows numbers; "-" when not run.
+    ours: str = "-"
+    spread: str = ""
+    #: Linux against the paper: "agrees", "differs", "-" (not judged).
+    verdict: str = "-"
+    #: The simulator against Linux: "consistent", "differ", or why not
+    #: compared ("not run live", "cannot carry", ...).
+    status: str = "not run live"
+    #: The rule applied (or the reason), in words and numbers.
+    rule: str = ""
+    #: Which results file it comes from (docs/linux/DATE.json).
+    source: str = ""
+
+    @property
+    def differs_from_sim(self) -> bool:
+        return self.status == "differ"
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One row of the "paper vs ccarena" table.
 
@@ -196,6 +220,8 @@ class Comparison:
     #: Another reasonable metric flips the verdict: the row is neither
     #: agrees nor differs (``agrees`` is None) but "depends on the metric".
     metric_dependent: bool = False
+    #: Real Linux for the same claim (judged rows only; None elsewhere).
+    linux: LinuxCell | None = None
 
     @property
     def verdict(self) -> str:
@@ -277,7 +303,7 @@ class Result:
             paper=paper,
             quick=quick,
             setup=tuple(report.setup),
-            rows=tuple(all_rows(experiment, paper, report)),
+            rows=tuple(all_rows(experiment, paper, report, quick)),
             figures=tuple(report.figures),
             sections=tuple(report.sections),
             numbers=MappingProxyType(dict(report.numbers)),
@@ -303,14 +329,16 @@ class Result:
         return [c for c in self.rows if c.agrees is None and c.reason]
 
 
-def all_rows(experiment: Experiment, paper: str, report: Report) -> list[Comparison]:
+def all_rows(experiment: Experiment, paper: str, report: Report, quick: bool = False) -> list[Comparison]:
     """An experiment's rows: the paper's claims for it (its paper's
     claims.toml), judged by :mod:`.verdict` on what it measured
-    (``report.measured``), then the rows it shows without a claim."""
-    from . import claims, verdict
+    (``report.measured``), real Linux beside each (the newest record in
+    docs/linux/, :mod:`.linux`), then the rows it shows without a claim."""
+    from . import claims, linux, verdict
 
     claimed = claims.of_experiment(paper, experiment.name)
-    return verdict.rows(claimed, report.measured, experiment.name) + list(report.comparisons)
+    record = linux.latest().get(experiment.name)
+    return verdict.rows(claimed, report.measured, experiment.name, record, quick) + list(report.comparisons)
 
 
 #: analyse(outcomes, figure_dir or None, quick) -> Report. With a

@@ -7,11 +7,12 @@ times appear only on stderr and in index.md.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
 
-from .framework import Comparison, Figure, Paper, Result
+from .framework import Comparison, Figure, LinuxCell, Paper, Result
 
 #: How report.md shows a row's :attr:`Comparison.verdict`.
 VERDICT = {"agrees": "agrees", "differs": "**differs**", "-": "-", "depends on the metric": "*depends on the metric*"}
@@ -27,25 +28,71 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def linux_text(row: Comparison) -> str:
+    """A row's Linux column: what Linux gave and its verdict, or why none."""
+    cell = row.linux
+    if cell is None:
+        return "-"
+    if cell.ours == "-":
+        return cell.status if cell.status in ("not run live", "cannot carry") else "not measured"
+    return f"{cell.ours}" + (f" ({cell.spread})" if cell.spread else "") + f": {cell.verdict}"
+
+
+def sim_linux_text(row: Comparison) -> str:
+    cell = row.linux
+    if cell is None or cell.ours == "-":
+        return "-"
+    return {"differ": "**differ**"}.get(cell.status, cell.status)
+
+
 def comparison_table(rows: Sequence[Comparison]) -> str:
-    """The "paper vs ccarena" table, Markdown."""
+    """The "paper vs ccarena" table, Markdown: paper, simulator and, where
+    the rows have one, real Linux (docs/linux/)."""
     ruled = any(row.rule for row in rows)
+    linux = any(row.linux is not None for row in rows)
     lines = [
-        "| quantity | paper | ccarena | ccarena range | verdict |" + (" rule applied |" if ruled else ""),
-        "| --- | --- | --- | --- | --- |" + (" --- |" if ruled else ""),
+        "| quantity | paper | ccarena | ccarena range | verdict |" + (" rule applied |" if ruled else "")
+        + (" Linux | simulator vs Linux |" if linux else ""),
+        "| --- | --- | --- | --- | --- |" + (" --- |" if ruled else "") + (" --- | --- |" if linux else ""),
     ]
     for row in rows:
         cells = (row.quantity, row.paper, row.ours, row.spread or "-", VERDICT[row.verdict]) + (
-            (row.rule or "-",) if ruled else ())
+            (row.rule or "-",) if ruled else ()) + ((linux_text(row), sim_linux_text(row)) if linux else ())
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 
 
+#: What the Linux column is, under every table that has one.
+LINUX_RULE = ("Linux: the same runs on the live engine (the kernel's BBR and CUBIC, ours as BPF; each seed a "
+              "repetition), measured by the same analysis and judged against the paper by the same rule. The "
+              "simulator and Linux differ when their means are further apart than the largest of the two "
+              "half-ranges and the paper's spread.")
+
+
+def linux_section(result: Result) -> list[str]:
+    """Markdown lines: where the Linux column comes from, and each row's
+    rule (or why it has no Linux numbers)."""
+    cells = [(c, c.linux) for c in result.rows if c.linux is not None]
+    if not cells:
+        return []
+    sources = sorted({cell.source for _, cell in cells if cell.source})
+    lines = ["### Real Linux", ""]
+    if not sources:
+        lines += [f"No live pass of {result.experiment} is recorded in docs/linux/ (`ccarena reproduce "
+                  f"{result.experiment} --live`, root). {LINUX_RULE}", ""]
+        return lines
+    lines += [f"From {', '.join(f'`{s}`' for s in sources)}. {LINUX_RULE}", ""]
+    lines += [f"- **{c.quantity}**: {cell.rule}" for c, cell in cells]
+    return lines + [""]
+
+
 def plain_table(rows: Sequence[Comparison]) -> str:
     """The same table for a terminal."""
-    data = [("quantity", "paper", "ccarena", "range", "verdict")]
-    data += [(r.quantity, r.paper, r.ours, r.spread or "-", r.verdict.replace("differs", "DIFFERS")) for r in rows]
-    widths = [max(len(row[c]) for row in data) for c in range(5)]
+    linux = any(r.linux is not None for r in rows)
+    data = [("quantity", "paper", "ccarena", "range", "verdict") + (("Linux", "sim vs Linux") if linux else ())]
+    data += [(r.quantity, r.paper, r.ours, r.spread or "-", r.verdict.replace("differs", "DIFFERS"))
+             + ((linux_text(r), sim_linux_text(r).replace("**differ**", "DIFFER")) if linux else ()) for r in rows]
+    widths = [max(len(row[c]) for row in data) for c in range(len(data[0]))]
     out = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in data]
     out.insert(1, "  ".join("-" * w for w in widths))
     # Each judged row's rule under it, indented.
@@ -81,6 +128,7 @@ def markdown(result: Result) -> str:
         parts += ["### Where we differ, and why", ""]
         parts += [f"- **{c.quantity}**: {c.reason or 'no explanation recorded.'}" for c in result.differences]
         parts += [""]
+    parts += linux_section(result)
     if result.notes:
         parts += ["### Notes on the rows", ""] + [f"- **{c.quantity}**: {c.reason}" for c in result.notes] + [""]
     if result.figures:
@@ -113,7 +161,8 @@ def results_json(result: Result) -> str:
         "comparisons": [
             {"quantity": c.quantity, "paper": c.paper, "ours": c.ours, "range": c.spread, "agrees": c.agrees,
              "reason": c.reason, **({"claim": c.claim, "rule": c.rule} if c.claim or c.rule else {}),
-             **({"metric_dependent": True} if c.metric_dependent else {})}
+             **({"metric_dependent": True} if c.metric_dependent else {}),
+             **({"linux": dataclasses.asdict(c.linux)} if c.linux is not None else {})}
             for c in result.rows
         ],
         "figures": [{"file": f.file, "caption": f.caption} for f in result.figures],
@@ -136,7 +185,8 @@ def result_from_json(text: str) -> Result:
             rows=tuple(
                 Comparison(c["quantity"], c["paper"], c["ours"], c["range"], c["agrees"], c["reason"],
                            rule=c.get("rule", ""), claim=c.get("claim", ""),
-                           metric_dependent=bool(c.get("metric_dependent", False)))
+                           metric_dependent=bool(c.get("metric_dependent", False)),
+                           linux=LinuxCell(**c["linux"]) if c.get("linux") else None)
                 for c in doc["comparisons"]
             ),
             figures=tuple(Figure(f["file"], f["caption"]) for f in doc["figures"]),
@@ -146,6 +196,24 @@ def result_from_json(text: str) -> Result:
         )
     except (KeyError, TypeError) as err:
         raise ValueError(f"not an experiment's results.json (missing {err})") from None
+
+
+def _linux_counts(results: Sequence[Result]) -> str:
+    """"agreed / judged" of the Linux column over the rows Linux measured."""
+    cells = [c.linux for r in results for c in r.judged if c.linux is not None and c.linux.ours != "-"]
+    judged = [cell for cell in cells if cell.verdict in ("agrees", "differs")]
+    return f"{sum(cell.verdict == 'agrees' for cell in judged)} / {len(judged)}" if cells else "-"
+
+
+def _linux_status(results: Sequence[Result]) -> str:
+    """"consistent / differ" over the experiments' rows, or why no Linux."""
+    cells = [c.linux for r in results for c in r.rows if c.linux is not None]
+    if not cells:
+        return "-"
+    if all(cell.ours == "-" for cell in cells):
+        return cells[0].status
+    return (f"{sum(cell.status == 'consistent' for cell in cells)} / "
+            f"{sum(cell.status == 'differ' for cell in cells)}")
 
 
 #: The first line of index.md, by which a later run knows the file is ours.
@@ -165,23 +233,37 @@ def index_markdown(
     lines = [f"{INDEX_TITLE}: {_count(len(shown), 'paper')}, {_count(len(results), 'experiment')}", ""]
     if quick:
         lines += ["> **--quick run**: a smoke test, not a reproduction.", ""]
-    lines += ["| paper | experiments | agrees / judged |", "| --- | --- | --- |"]
+    lines += ["| paper | experiments | simulator: agrees / judged | Linux: agrees / judged | simulator vs Linux: "
+              "consistent / differ |", "| --- | --- | --- | --- | --- |"]
     for paper in shown:
         mine = [r for r in results if r.paper == paper.key]
         agreed = sum(len(r.agreed) for r in mine)
         judged = sum(len(r.judged) for r in mine)
-        lines.append(f"| {paper.key}: {paper.title} | {len(mine)} | {agreed} / {judged} |")
-    lines += [""]
+        lines.append(f"| {paper.key}: {paper.title} | {len(mine)} | {agreed} / {judged} | {_linux_counts(mine)} "
+                     f"| {_linux_status(mine)} |")
+    lines += ["", f"{LINUX_RULE} Rows with no Linux numbers say why in their report (not run live yet, or the "
+              "testbed cannot carry the runs).", ""]
     for paper in shown:
         mine = [r for r in results if r.paper == paper.key]
         agreed = sum(len(r.agreed) for r in mine)
         judged = sum(len(r.judged) for r in mine)
         lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}. Text: `../shared/papers/{paper.file}`.", ""]
         lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')}. {RULE}", ""]
-        lines += ["| experiment | paper | agrees / judged | report |", "| --- | --- | --- | --- |"]
+        lines += ["| experiment | paper | simulator: agrees / judged | Linux: agrees / judged | simulator vs Linux | "
+                  "report |", "| --- | --- | --- | --- | --- | --- |"]
         for r in mine:
             link = f"[{r.experiment}/report.md]({r.experiment}/report.md)"
-            lines.append(f"| {r.experiment} | {r.figure} | {len(r.agreed)} / {len(r.judged)} | {link} |")
+            lines.append(f"| {r.experiment} | {r.figure} | {len(r.agreed)} / {len(r.judged)} | {_linux_counts([r])} "
+                         f"| {_linux_status([r])} | {link} |")
         lines += [""]
+    differ = [(r, c) for r in results for c in r.rows if c.linux is not None and c.linux.differs_from_sim]
+    lines += ["## Simulator defects to investigate", ""]
+    if differ:
+        lines += ["Rows where the simulator and real Linux differ by more than their spreads (each report's "
+                  "\"Real Linux\" section gives the numbers):", ""]
+        lines += [f"- {r.experiment}: {c.quantity}" for r, c in differ]
+    else:
+        lines += ["None among the rows measured on Linux."]
+    lines += [""]
     lines += [f"{runs} simulations on {jobs} processes; total wall time {wall_s:.1f} s.", ""]
     return "\n".join(lines)

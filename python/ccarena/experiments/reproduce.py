@@ -6,24 +6,27 @@ run one experiment at a time, each writing DIR/NAME/ atomically:
 report.md, results.json and its PNGs. `all` also writes DIR/index.md,
 a section per paper.
 
-With ``live`` (``ccarena reproduce --live``), the runs each experiment
-marks for it (:attr:`Experiment.live`) are then repeated on the live
-engine, one at a time, and the analyses see them next to the simulations
-(keys ``live/...``): what a report says about real Linux is measured by
-that command, never written into the source.
+With ``live`` (``ccarena reproduce --live``), every run of every named
+experiment is then repeated on the live engine, one at a time, each seed
+a repetition; the experiment's own analysis measures them, and what it
+measured per claim goes into a dated results file (docs/linux/DATE.json,
+:mod:`.linux`) that every report reads for its Linux column. The runs an
+experiment marks (:attr:`Experiment.live`) also reach its analysis under
+``live/KEY``, for the prose that quotes them: what a report says about
+real Linux is measured, never written into the source.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
+import datetime
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..progress import Progress
 from ..rundir import atomic_dir, check_owned_file, check_target, first_line, kind_of, open_container, write_file_atomic
-from . import registry, report, runner
+from . import linux, registry, report, runner
 from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result, all_rows
 
 REPORT = "report.md"
@@ -54,31 +57,44 @@ def run_experiments(
     return per_experiment
 
 
-def run_live_experiments(
-    experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool,
+def run_linux(
+    experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool, results: Path,
     wait: float | None = None,
 ) -> dict[str, list[str]]:
-    """Run every experiment's live specs on the testbed, one after the
-    other, adding them to ``outcomes`` under ``live/KEY``; the keys run,
+    """Every run of every experiment on the testbed (linux.run), each
+    experiment's record added to ``results`` as soon as it is done (a long
+    pass keeps what it finished); the runs an experiment marks for its own
+    prose are added to ``outcomes`` under ``live/KEY``. Returns those keys,
     per experiment."""
-    todo = [(exp, spec) for exp in experiments for spec in exp.live_specs(quick)]
-    ran: dict[str, list[str]] = {exp.name: [] for exp in experiments}
-    for i, (exp, spec) in enumerate(todo, 1):
-        print(f"ccarena: [live {i}/{len(todo)}] {exp.name}/{spec.key}", file=sys.stderr, flush=True)
-        outcome = runner.run_live(spec, log=lambda line: print(line, file=sys.stderr, flush=True), wait=wait)
-        outcome.key = LIVE_PREFIX + spec.key
-        outcomes[exp.name][outcome.key] = outcome
-        ran[exp.name].append(outcome.key)
+    from ..live.engine import check_prerequisites, host_capacity
+
+    capacity = host_capacity(check_prerequisites(), linux.stderr_log)
+    capacity_mbps = None if capacity is None else float(capacity["goodput_mbps"])
+    date = results.stem if _is_date(results.stem) else datetime.date.today().isoformat()
+    ran: dict[str, list[str]] = {}
+    for exp in experiments:
+        record, live = linux.run(exp, registry.paper_of(exp.name).key, quick=quick, capacity_mbps=capacity_mbps,
+                                 wait=wait, log=linux.stderr_log, date=date)
+        linux.write(results, [record])
+        marked = [s.key for s in exp.live_specs(quick) if s.key in live]
+        for key in marked:
+            outcomes[exp.name][LIVE_PREFIX + key] = dataclasses.replace(live[key], key=LIVE_PREFIX + key)
+        ran[exp.name] = [LIVE_PREFIX + key for key in marked]
     return ran
 
 
-def check_live(experiments: Sequence[Experiment], quick: bool) -> None:
-    """Fail before anything runs when --live cannot be honoured: no live
-    runs among these experiments, or no testbed on this host."""
-    if not any(exp.live_specs(quick) for exp in experiments):
-        from ..errors import ScenarioError
+def _is_date(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
-        raise ScenarioError("--live", "none of these experiments has live runs (see docs/experiments.md)")
+
+def check_live(results: Path) -> None:
+    """Fail before anything runs when --live cannot be honoured: the
+    results file is not ours to write, or no testbed on this host."""
+    linux.check_writable(results)
     from ..live.engine import check_prerequisites
 
     check_prerequisites()
@@ -92,7 +108,7 @@ def measure(name: str, *, quick: bool = False, jobs: int | None = None) -> Repor
     exp = registry.get(name)
     outcomes = run_experiments([exp], quick=quick, jobs=jobs)[exp.name]
     rep = exp.analyse(outcomes, None, quick)
-    rep.comparisons = all_rows(exp, registry.paper_of(name).key, rep)
+    rep.comparisons = all_rows(exp, registry.paper_of(name).key, rep, quick)
     return rep
 
 
@@ -144,21 +160,25 @@ def reproduce(
     index: bool = False,
     live: bool = False,
     live_wait: float | None = None,
+    live_results: Path | None = None,
     progress: runner.Progress | bool | None = True,
 ) -> list[tuple[Experiment, Result]]:
     """Run, analyse and write the named experiments under ``out``; with
-    ``index``, also ``out/index.md``; with ``live``, also their live runs
-    (each waiting ``live_wait`` s for the testbed, as ``run_live``'s ``wait``).
-    Unknown names, unwritable outputs and (with ``live``) a host without
-    the testbed raise ScenarioError before anything runs."""
+    ``index``, also ``out/index.md``; with ``live``, also every run on the
+    live engine (each waiting ``live_wait`` s for the testbed, as
+    ``run_live``'s ``wait``), recorded in ``live_results`` (default:
+    today's docs/linux/DATE.json). Unknown names, unwritable outputs and
+    (with ``live``) a host without the testbed raise ScenarioError before
+    anything runs."""
     experiments = [registry.get(name) for name in names]
     check_outputs(names, out, index=index)
+    results = live_results if live_results is not None else linux.default_path()
     if live:
-        check_live(experiments, quick)
+        check_live(results)
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
-    live_runs = run_live_experiments(experiments, outcomes, quick=quick, wait=live_wait) if live else {}
+    live_runs = run_linux(experiments, outcomes, quick=quick, results=results, wait=live_wait) if live else {}
     open_output(out)
     done = []
     results = []

@@ -29,12 +29,16 @@ Experiment modules put what they measured in ``Report.measured[claim id]``
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .claims import Claim
-from .framework import MIN_SEEDS, Comparison
+from .framework import MIN_SEEDS, Comparison, LinuxCell
+
+if TYPE_CHECKING:
+    from .linux import Record
 
 
 @dataclass(frozen=True)
@@ -212,9 +216,83 @@ def judge(claim: Claim, measured: Measured) -> Comparison:
                       metric_dependent=depends)
 
 
-def rows(claims: Sequence[Claim], measured: Mapping[str, Measured], experiment: str) -> list[Comparison]:
-    """Every claim of an experiment, judged on what it measured. A claim
-    it did not measure, or a measurement no claim names, is a bug."""
+# --- The simulator against real Linux (linux.py records what Linux measured).
+
+#: Repetitions each engine needs before the simulator is compared with Linux.
+MIN_REPS = 3
+
+
+def _series(m: Measured) -> dict[str, list[float]]:
+    """The numbers a measurement holds, by name: the value, each member,
+    or each member of each chain (an order compares its members, not its
+    steps)."""
+    if m.chains:
+        return {f"{c}: {k}": list(v) for c, mem in m.chains.items() for k, v in mem.items()}
+    if m.members:
+        return {k: list(v) for k, v in m.members.items()}
+    return {"": list(m.values)} if len(m.values) else {}
+
+
+def sim_vs_linux(claim: Claim, sim: Measured, live: Measured) -> tuple[str, str]:
+    """("consistent" | "differ" | "not compared", the rule in words and
+    numbers). The verdict rule, two-sided: the simulator's mean and
+    Linux's may be apart by at most the largest of the simulator's
+    half-range, Linux's half-range and the paper's stated spread; for a
+    set, every member."""
+    s, l = _series(sim), _series(live)
+    common = [k for k in s if k in l]
+    if not common:
+        return "not compared", "not compared: Linux measured none of what the simulator did"
+    parts, differ = [], False
+    for k in common:
+        a, b = np.asarray(s[k], float), np.asarray(l[k], float)
+        name = f"{k}: " if k else ""
+        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+            return "not compared", f"not compared: {name or 'a '}repetition measured nothing (NaN)"
+        if min(len(a), len(b)) < MIN_REPS:
+            return "not compared", (f"not compared: {len(a)} simulator seed(s), {len(b)} Linux repetition(s); "
+                                    f"a comparison needs {MIN_REPS} of each")
+        ha, hb = float(a.max() - a.min()) / 2, float(b.max() - b.min()) / 2
+        dist = abs(float(a.mean()) - float(b.mean()))
+        allowed = max(ha, hb, abs(claim.spread))
+        ok = dist <= allowed + 1e-12 * max(1.0, abs(float(a.mean())))
+        differ |= not ok
+        parts.append(f"{name}simulator {claim.show(float(a.mean()))}, Linux {claim.show(float(b.mean()))}; distance "
+                     f"{claim.show(dist)} {'<=' if ok else '>'} {claim.show(allowed)} = max(simulator half-range "
+                     f"{claim.show(ha)}, Linux half-range {claim.show(hb)}, paper spread {claim.show(abs(claim.spread))})")
+    if differ:
+        return "differ", "simulator and Linux differ: " + "; ".join(parts)
+    return "consistent", "consistent: " + "; ".join(parts)
+
+
+def linux_cell(claim: Claim, sim: Measured, record: Record | None, quick: bool) -> LinuxCell:
+    """A claim's real-Linux column from the newest record of its experiment."""
+    if record is None:
+        return LinuxCell(rule="no live pass of this experiment is recorded (ccarena reproduce NAME --live)")
+    if record.cannot:
+        return LinuxCell(status="cannot carry", rule=f"the testbed cannot carry it: {record.cannot}",
+                         source=record.where)
+    live = record.measured.get(claim.id)
+    if live is None:
+        return LinuxCell(status="not run live", rule=f"{record.where} has no measurement of this claim",
+                         source=record.where)
+    j = _judge(claim, live) if claim.judged else _shown(claim, live)
+    verdict = {True: "agrees", False: "differs", None: "-"}[j.agrees]
+    if record.quick != quick:
+        status, rule = "not compared", (f"not compared: Linux ran {'--quick' if record.quick else 'full-length'} "
+                                        f"runs, this report {'--quick' if quick else 'full-length'} ones")
+    else:
+        status, rule = sim_vs_linux(claim, sim, live)
+    return LinuxCell(j.ours, j.spread, verdict, status, f"Linux against the paper: {j.rule}. Simulator against "
+                     f"Linux: {rule}", record.where)
+
+
+def rows(claims: Sequence[Claim], measured: Mapping[str, Measured], experiment: str,
+         linux: Record | None = None, quick: bool = False) -> list[Comparison]:
+    """Every claim of an experiment, judged on what it measured, with
+    real Linux beside it (``linux``: the newest record of the experiment,
+    linux.py). A claim it did not measure, or a measurement no claim
+    names, is a bug."""
     ids = {c.id for c in claims}
     unknown = set(measured) - ids
     if unknown:
@@ -222,4 +300,4 @@ def rows(claims: Sequence[Claim], measured: Mapping[str, Measured], experiment: 
     missing = [c.id for c in claims if c.id not in measured]
     if missing:
         raise ValueError(f"{experiment}: claims not measured: {missing}")
-    return [judge(c, measured[c.id]) for c in claims]
+    return [replace(judge(c, measured[c.id]), linux=linux_cell(c, measured[c.id], linux, quick)) for c in claims]

@@ -219,17 +219,21 @@ def experiment_section(d: Path) -> Section:
         raise ScenarioError(str(d / "results.json"), str(err)) from None
     verdict = {"agrees": '<span class="agrees">agrees</span>', "differs": '<span class="differs">differs</span>',
                "-": '<span class="none">-</span>', "depends on the metric": '<span class="none">depends on the metric</span>'}
+    from ..experiments.report import linux_text, sim_linux_text
+
     ruled = any(c.rule for c in result.rows)
+    linux = any(c.linux is not None for c in result.rows)
     rows = [(h.inline_markdown(c.quantity), h.esc(c.paper), h.esc(c.ours), h.esc(c.spread or "-"), verdict[c.verdict])
-            + ((h.esc(c.rule or "-"),) if ruled else ()) for c in result.rows]
+            + ((h.esc(c.rule or "-"),) if ruled else ())
+            + ((h.esc(linux_text(c)), h.inline_markdown(sim_linux_text(c))) if linux else ()) for c in result.rows]
     parts = [f'<p class="meta">{h.esc(d)} — paper {h.esc(result.paper)}, {h.esc(result.figure)}'
              + (" — <b>--quick run</b>: a smoke test, not a reproduction" if result.quick else "") + "</p>",
              f"<p>{h.inline_markdown(result.summary)}</p>"]
     if result.setup:
         parts.append("<h3>Setup</h3><ul>" + "".join(f"<li>{h.inline_markdown(s)}</li>" for s in result.setup) + "</ul>")
     parts.append("<h3>Paper vs ccarena</h3>")
-    parts.append(h.table(["quantity", "paper", "ccarena", "ccarena range", "verdict"] + (["rule applied"] if ruled else []),
-                         rows, raw=(0, 1, 2, 3, 4, 5)))
+    parts.append(h.table(["quantity", "paper", "ccarena", "ccarena range", "verdict"] + (["rule applied"] if ruled else [])
+                         + (["Linux", "simulator vs Linux"] if linux else []), rows, raw=(0, 1, 2, 3, 4, 5, 6, 7)))
     parts.append(f"<p>{len(result.agreed)} of {len(result.judged)} judged rows agree.</p>")
     if result.differences:
         parts.append("<h3>Where we differ, and why</h3><ul>" + "".join(

@@ -94,6 +94,10 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     bn = cfg["bottleneck"]
     if bottleneck not in BOTTLENECKS:
         raise ScenarioError("--bottleneck", f"expected one of {', '.join(BOTTLENECKS)}, got {bottleneck!r}")
+    for i, flow in enumerate(cfg["flows"]):
+        if flow.get("size_bytes") is not None:
+            raise ScenarioError(f"flow[{i}].size", "the live engine runs bulk flows only (its agents send until the "
+                                "run ends); sized flows run in the simulator")
     if len(cfg["flows"]) > testbed.MAX_FLOWS:
         raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows")
     if cfg["interval_ns"] < MIN_INTERVAL_NS:

@@ -123,11 +123,15 @@ impl TcpSender {
                     break;
                 }
             }
-            if max_segs > 1 && push_one == 0 && self.tso_should_defer(max_segs) {
+            // A sized flow's last data: nothing more will come to fill a
+            // bigger skb, so it goes now (Linux: the tail skb is sent once
+            // cwnd and the receive window allow all of it).
+            let left = self.size_segments.map_or(u32::MAX, |n| n - self.sb.nxt());
+            if max_segs > 1 && push_one == 0 && left > quota && self.tso_should_defer(max_segs) {
                 deferred = true;
                 break;
             }
-            let n = quota.min(max_segs);
+            let n = quota.min(max_segs).min(left);
             self.transmit_new(n, out);
             sent += n;
             if push_one != 0 {

@@ -61,6 +61,8 @@ pub struct SenderConfig {
     pub wire_bytes: u32,
     /// Stop sending new data at this time (retransmissions still go).
     pub stop_ns: Option<u64>,
+    /// New data the application has, segments (None: unlimited, bulk).
+    pub size_segments: Option<u32>,
     /// Seed of the CC's per-flow RNG (`tcp_sock.cca.rng_state`), nonzero.
     pub rng_seed: u64,
     /// CC parameter overrides (`tcp_sock.cca.params`).
@@ -75,6 +77,8 @@ pub struct TcpSender {
     pub(super) mss: u32,
     pub(super) wire_bytes: u32,
     pub(super) stop_ns: Option<u64>,
+    /// New data the application has, segments (None: bulk).
+    pub(super) size_segments: Option<u32>,
     pub(super) ecn: EcnMode,
     /// AccECN: the receiver's CE count on the latest ACK processed.
     pub(super) ce_acked: u32,
@@ -157,6 +161,7 @@ impl TcpSender {
             mss: cfg.mss,
             wire_bytes: cfg.wire_bytes,
             stop_ns: cfg.stop_ns,
+            size_segments: cfg.size_segments,
             ecn: cfg.ecn,
             ce_acked: 0,
             ops,
@@ -367,9 +372,10 @@ impl TcpSender {
         self.sk.snd_cwnd as i64 - self.in_flight() as i64
     }
 
-    /// Has the (bulk) application data not yet sent?
+    /// Has the application data not yet sent (before `stop_ns`, and
+    /// below `size_segments` for a sized flow)?
     pub(super) fn has_new_data(&self) -> bool {
-        self.stop_ns.is_none_or(|s| self.now_ns < s)
+        self.stop_ns.is_none_or(|s| self.now_ns < s) && self.size_segments.is_none_or(|n| self.sb.nxt() < n)
     }
 
     /// Segment number → `tcp_sock` byte sequence.

@@ -139,6 +139,7 @@ impl TestNet {
             mss: MSS,
             wire_bytes: WIRE,
             stop_ns: None,
+            size_segments: None,
             rng_seed: 42,
             params: Vec::new(),
             ecn: crate::config::EcnMode::Off,

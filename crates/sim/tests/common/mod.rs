@@ -14,6 +14,7 @@ pub fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
         rtt_ns: rtt_ms * MS,
         start_ns: start_ms * MS,
         stop_ns: None,
+        size_bytes: None,
         params: vec![],
         rtt_schedule: vec![],
         ecn: Default::default(),

@@ -10,7 +10,7 @@ have no scenario to run.
 from __future__ import annotations
 
 from ..framework import Experiment
-from . import fig2, fig3, fig4_5, fig6, fig8, fig10, policer
+from . import fig2, fig3, fig4_5, fig6, fig8, fig10, policer, probe_rtt, vs_loss_based
 from .paper import PAPER
 
 #: In the paper's order.
@@ -22,6 +22,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     fig8.EXPERIMENT,
     fig10.EXPERIMENT,
     policer.EXPERIMENT,
+    probe_rtt.EXPERIMENT,
+    vs_loss_based.EXPERIMENT,
 )
 
 __all__ = ["EXPERIMENTS", "PAPER"]

@@ -54,6 +54,11 @@ HIGH_RATE = f"{HIGH_RATE_MBPS}Mbit"
 HIGH_SHORT_MS = 50
 HIGH_LONG_MS = (100, 250, 400)
 QUICK_HIGH_LONG_MS = (250,)
+#: L35's "low bandwidth bottleneck" (the blog gives no rate): a tenth of
+#: the grid's rate, for BBR v1's and BBRv2's 10 vs 50 ms pair.
+LOW_RATE_MBPS = 10
+LOW_RATE = f"{LOW_RATE_MBPS}Mbit"
+LOW_PAIR = (10, 50)
 #: The blog gives no buffer: 2 BDP of the longer flow, deep enough that
 #: BBR's 2-BDP cwnd, not loss, sets the shares.
 BUFFER_BDP = 2.0
@@ -114,6 +119,9 @@ def runs(quick: bool) -> list[RunSpec]:
                     specs.append(RunSpec(key(v.name, seed, vs="cubic", buffer=f"{b:g}"), doc))
         for v in (MARGIN_ONLY, QUANTUM_ONLY):
             specs.append(RunSpec(key(v.name, seed, rtts="10-50"), _pair_doc(v, 10, 50, seed, quick)))
+        for v in (BBR, BBR2):
+            specs.append(RunSpec(key(v.name, seed, rtts="-".join(map(str, LOW_PAIR)), rate="low"),
+                                 _pair_doc(v, *LOW_PAIR, seed, quick, LOW_RATE)))
     return specs
 
 
@@ -197,6 +205,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         note="BBR v1: " + ", ".join(pct([1 - x for x in share[(BBR.name, *p)]]) for p in five_x)
         + "; BBRv3: " + ", ".join(pct([1 - x for x in share[(BBR3.name, *p)]]) for p in five_x)
         + f" ({', '.join(f'{s}/{lg}' for s, lg in five_x)} ms).")
+    low_key = "-".join(map(str, LOW_PAIR))
+    low = {v.name: _shares(outcomes, v, seeds, low_key, rate="low") for v in (BBR, BBR2)}
+    rep.measured["l35.low-bandwidth"] = Measured(
+        members={f"{RATE_MBPS} Mbit/s": share[(BBR.name, *LOW_PAIR)], f"{LOW_RATE_MBPS} Mbit/s": low[BBR.name]},
+        note=f"BBRv2's {LOW_PAIR[0]} ms flow: {pct(share[(BBR2.name, *LOW_PAIR)])} at {RATE_MBPS} Mbit/s, "
+             f"{pct(low[BBR2.name])} at {LOW_RATE_MBPS} Mbit/s.")
     rep.measured["fig2.ratio-and-difference"] = Measured(members=per_pair(BBR2, five_x))
     near_far = [p for p in ((10, 50), (50, 250)) if p in pairs(quick)]
     for v, tag in ((BBQ, "bbq"), (DA_BBR, "da-bbr")):

@@ -44,7 +44,7 @@ from ..verdict import Measured
 BBR, CWS, BBR414 = paper.BBR.name, paper.BBR_CWS.name, paper.BBR_414.name
 SHALLOW, DEEP = paper.SHALLOW_BDP, paper.DEEP_BDP
 INTERVAL = "10ms"
-COLUMNS = ("goodput_mbps", "cwnd", "rtt_ms", "cc_mode", "retransmits")
+COLUMNS = ("goodput_mbps", "cwnd", "rtt_ms", "cc_mode", "retransmits", "queue_bytes")
 #: "Initially" (L275, no number): shown over the first 5 s (Startup, Drain
 #: and the first ProbeBW cycles).
 INITIAL_S = 5.0
@@ -157,6 +157,14 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     before = [_share(o, 1, 0, f) for o, f in zip(per[c12], first)]
     after = [paper.interval_jain(o, f + 0.5, end) for o, f in zip(per[c12], first)]
     rt12 = [paper.value_at(o, paper.rtprop(o, 0), end) for o in per[c12]]
+    # L289: BBR-CWS's own queue, in BDPs of the link (rate x base RTT, wire bytes as the queue counts them).
+    bdp_bytes = paper.RATE_MBPS * 1e6 / 8 * paper.SHORT_MS / 1e3
+    own_max = {b: values(per[(CWS, b)], lambda o: float(np.nanmax(o.flow["queue_bytes"][0])) / bdp_bytes)
+               for b in (SHALLOW, DEEP)}
+    own_mean = {b: values(per[(CWS, b)], lambda o: float(np.nanmean(o.flow["queue_bytes"][0])) / bdp_bytes)
+                for b in (SHALLOW, DEEP)}
+    own_peak_s = values(per[(CWS, DEEP)], lambda o: float(o.t_s[int(np.nanargmax(o.flow["queue_bytes"][0]))]))
+    deep_rtprop = [paper.value_at(o, paper.rtprop(o, 0), t) for o, t in zip(per[(CWS, DEEP)], own_peak_s)]
 
     rep.measured.update({
         "fig9.bbr-most": Measured(share[c9], note=ev(c9) + "."),
@@ -185,6 +193,15 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "fig12.cubic-most-before-probe-rtt": Measured(
             before, note=f"first ProbeRTT at {', '.join(f'{f:.1f}' for f in first)} s."),
         "fig12.appropriate-rtprop": Measured(rt12),
+        "never-exceeds-1bdp": Measured(
+            members={f"{b:g} BDP buffer": own_max[b] for b in (SHALLOW, DEEP)},
+            note="its own queue on average: " + ", ".join(f"{mean(own_mean[b]):.2f} BDP in the {b:g} BDP buffer"
+                                                         for b in (SHALLOW, DEEP))
+            + f"; in the {DEEP:g} BDP buffer it is largest at {', '.join(f'{t:.0f}' for t in own_peak_s)} s (per seed), "
+              f"when its RTprop is {', '.join(f'{r:.1f}' for r in deep_rtprop)} ms against the path's "
+              f"{paper.SHORT_MS} ms: with RTprop measured over CUBIC's standing queue, its BDP estimate, and the "
+              "cwnd cap scaled from it, are that much larger (L200 states the 0-1 BDP bound through "
+              "upper_scaling_factor for buffers \"of less than 1 BDP\")."),
     })
 
     table = [[f"Fig. {name[3:]}", LABEL[v.name], f"{b:g}", f"{100 * mean(share[(v.name, b)]):.1f}%",
