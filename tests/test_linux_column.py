@@ -180,3 +180,26 @@ def test_an_experiment_without_claims_gets_no_linux_column():
     exp = Experiment("bbq-fairness-map", "-", "-", runs=lambda q: [], analyse=lambda o, d, q: Report())
     res = Result.of(exp, "bbq", Report(comparisons=[Comparison("a", "-", "1")]), False)
     assert all(c.linux is None for c in res.rows) and "Linux" not in report.markdown(res)
+
+
+def test_a_live_pass_runs_the_first_seeds_only():
+    from ccarena.experiments.variants import first_seeds
+
+    exp = registry.get("bbr-fig6")
+    full = exp.specs(False)
+    with first_seeds(3):
+        live = exp.specs(False)
+    assert len(live) == len(full) * 3 // 5 and {s.scenario["seed"] for s in live} == {1, 2, 3}
+    assert len(exp.specs(False)) == len(full)  # only inside the block
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--live-reps", "3"], "--live-reps: repeats live runs: only with --live"),
+    (["--live", "--live-reps", "0"], "--live-reps: must be >= 1, got 0"),
+])
+def test_live_reps_errors(tmp_path, args, message):
+    from conftest import run_cli
+
+    done = run_cli("reproduce", "bbr-fig6", *args, "--out", tmp_path / "o")
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [f"ccarena: error: {message}"]
+    assert not (tmp_path / "o").exists()

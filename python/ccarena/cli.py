@@ -121,6 +121,9 @@ def _parser() -> argparse.ArgumentParser:
                           "what real Linux gives per claim in a dated results file that every report shows")
     rep.add_argument("--live-results", type=Path, metavar="FILE",
                      help="with --live: the results file to add to (default: docs/linux/TODAY.json)")
+    rep.add_argument("--live-reps", type=int, metavar="N",
+                     help="with --live: repetitions of each point, its first N seeds (default 3; at most the seeds "
+                          "the experiment runs)")
     from .live.cli import add_wait_argument
 
     add_wait_argument(rep)  # with --live
@@ -291,6 +294,10 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
         raise ScenarioError("--wait", "waits for the live testbed: only with --live")
     if args.live_results is not None and not args.live:
         raise ScenarioError("--live-results", "records live runs: only with --live")
+    if args.live_reps is not None and not args.live:
+        raise ScenarioError("--live-reps", "repeats live runs: only with --live")
+    if args.live_reps is not None and args.live_reps < 1:
+        raise ScenarioError("--live-reps", f"must be >= 1, got {args.live_reps}")
     if args.live:
         from .experiments import linux
         from .experiments.reproduce import check_live
@@ -299,7 +306,8 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
     print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}{' with live runs' if args.live else ''}",
           file=sys.stderr, flush=True)
     done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live,
-                     live_wait=args.wait, live_results=args.live_results)
+                     live_wait=args.wait, live_results=args.live_results,
+                     **({"live_reps": args.live_reps} if args.live_reps is not None else {}))
     for exp, result in done:
         print(f"{exp.name}: {exp.figure}")
         print(report.plain_table(result.rows))

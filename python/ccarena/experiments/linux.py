@@ -4,7 +4,7 @@
 the live engine (the kernel's own BBR and CUBIC, ours loaded as BPF), one
 after the other; each seed's scenario is one repetition (the live engine
 draws nothing from the seed but random loss, so the repetitions differ as
-real runs do). The experiment's own analysis then measures them exactly as
+real runs do), the first ``--live-reps`` (3) seeds of each point. The experiment's own analysis then measures them exactly as
 it measures the simulator's runs, and what it measured for each claim
 (``Report.measured``) is recorded in a dated results file,
 ``docs/linux/YYYY-MM-DD.json``, committed with the code.
@@ -36,7 +36,8 @@ from typing import Any
 
 from ..errors import ScenarioError
 from .framework import Experiment, Outcome, RunSpec
-from .verdict import Measured
+from .variants import first_seeds, seeds
+from .verdict import MIN_REPS, Measured
 
 #: Where the committed results files live (the repository's docs/linux/).
 RESULTS_DIR = Path(__file__).resolve().parents[3] / "docs" / "linux"
@@ -57,8 +58,10 @@ class Record:
     cannot: str = ""
     #: Claim id -> what the experiment's analysis measured on Linux.
     measured: Mapping[str, Measured] = field(default_factory=dict)
-    #: Live runs made (every seed of every point).
+    #: Live runs made (every repetition of every point).
     runs: int = 0
+    #: Repetitions of each point (its first seeds' scenarios).
+    reps: int = 0
     #: The host: kernel release and CPUs.
     host: Mapping[str, Any] = field(default_factory=dict)
 
@@ -103,7 +106,7 @@ def measured_from_json(doc: Mapping[str, Any]) -> Measured:
 
 
 def record_to_json(r: Record) -> dict[str, Any]:
-    doc: dict[str, Any] = {"quick": r.quick, "runs": r.runs, "host": dict(r.host)}
+    doc: dict[str, Any] = {"quick": r.quick, "runs": r.runs, "reps": r.reps, "host": dict(r.host)}
     if r.cannot:
         doc["cannot"] = r.cannot
     doc["measured"] = {k: measured_to_json(v) for k, v in sorted(r.measured.items())}
@@ -113,7 +116,7 @@ def record_to_json(r: Record) -> dict[str, Any]:
 def record_from_json(name: str, date: str, doc: Mapping[str, Any]) -> Record:
     return Record(experiment=name, date=date, quick=bool(doc.get("quick", False)), cannot=str(doc.get("cannot", "")),
                   measured={k: measured_from_json(v) for k, v in doc.get("measured", {}).items()},
-                  runs=int(doc.get("runs", 0)), host=dict(doc.get("host", {})))
+                  runs=int(doc.get("runs", 0)), reps=int(doc.get("reps", 0)), host=dict(doc.get("host", {})))
 
 
 # --- The files.
@@ -217,10 +220,23 @@ def cannot_carry(specs: Sequence[RunSpec], capacity_mbps: float | None) -> str:
     return ""
 
 
+#: Repetitions of each point a live pass runs by default: the first seeds'
+#: scenarios (the fewest the simulator is compared with, verdict.MIN_REPS).
+DEFAULT_REPS = MIN_REPS
+
+
 def run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | None, wait: float | None,
-        log: Callable[[str], None], date: str) -> tuple[Record, dict[str, Outcome]]:
-    """Every run of ``exp`` on the live engine, analysed by the
-    experiment's own analysis: its Record and the live outcomes by key."""
+        log: Callable[[str], None], date: str, reps: int = DEFAULT_REPS) -> tuple[Record, dict[str, Outcome]]:
+    """Every run of ``exp`` with its first ``reps`` seeds on the live
+    engine, analysed by the experiment's own analysis (over those seeds):
+    its Record and the live outcomes by key."""
+    with first_seeds(reps):
+        record, outcomes = _run(exp, paper, quick=quick, capacity_mbps=capacity_mbps, wait=wait, log=log, date=date)
+        return replace(record, reps=len(seeds(quick))), outcomes
+
+
+def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | None, wait: float | None,
+         log: Callable[[str], None], date: str) -> tuple[Record, dict[str, Outcome]]:
     from . import runner
     from .claims import of_experiment
 

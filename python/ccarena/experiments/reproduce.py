@@ -59,7 +59,7 @@ def run_experiments(
 
 def run_linux(
     experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool, results: Path,
-    wait: float | None = None,
+    wait: float | None = None, reps: int = linux.DEFAULT_REPS,
 ) -> dict[str, list[str]]:
     """Every run of every experiment on the testbed (linux.run), each
     experiment's record added to ``results`` as soon as it is done (a long
@@ -74,7 +74,7 @@ def run_linux(
     ran: dict[str, list[str]] = {}
     for exp in experiments:
         record, live = linux.run(exp, registry.paper_of(exp.name).key, quick=quick, capacity_mbps=capacity_mbps,
-                                 wait=wait, log=linux.stderr_log, date=date)
+                                 wait=wait, log=linux.stderr_log, date=date, reps=reps)
         linux.write(results, [record])
         marked = [s.key for s in exp.live_specs(quick) if s.key in live]
         for key in marked:
@@ -161,6 +161,7 @@ def reproduce(
     live: bool = False,
     live_wait: float | None = None,
     live_results: Path | None = None,
+    live_reps: int = linux.DEFAULT_REPS,
     progress: runner.Progress | bool | None = True,
 ) -> list[tuple[Experiment, Result]]:
     """Run, analyse and write the named experiments under ``out``; with
@@ -178,7 +179,8 @@ def reproduce(
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
-    live_runs = run_linux(experiments, outcomes, quick=quick, results=results, wait=live_wait) if live else {}
+    live_runs = (run_linux(experiments, outcomes, quick=quick, results=results, wait=live_wait, reps=live_reps)
+                 if live else {})
     open_output(out)
     done = []
     results = []

@@ -7,6 +7,9 @@ its own names where its text uses them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
@@ -27,9 +30,29 @@ SEEDS: tuple[int, ...] = tuple(range(1, MIN_SEEDS + 1))
 QUICK_DURATION_S = 30
 
 
+#: Inside :func:`first_seeds` (a live pass, linux.py): how many of the
+#: seeds to run. A context variable, so that the limit holds only for the
+#: code it wraps.
+_SEED_LIMIT: ContextVar[int | None] = ContextVar("seed_limit", default=None)
+
+
 def seeds(quick: bool) -> tuple[int, ...]:
-    """The seeds of each point: all of SEEDS, or the first with --quick."""
-    return SEEDS[:1] if quick else SEEDS
+    """The seeds of each point: all of SEEDS, or the first with --quick
+    (or the first N inside :func:`first_seeds`)."""
+    chosen = SEEDS[:1] if quick else SEEDS
+    limit = _SEED_LIMIT.get()
+    return chosen if limit is None else chosen[:limit]
+
+
+@contextmanager
+def first_seeds(n: int) -> Iterator[None]:
+    """Every experiment runs (and analyses) only its first ``n`` seeds
+    while the block runs: a live pass's repetitions."""
+    token = _SEED_LIMIT.set(n)
+    try:
+        yield
+    finally:
+        _SEED_LIMIT.reset(token)
 
 #: BBR before Linux 4.19/4.20 (the 4.9 and 4.14 kernels the papers ran)
 #: lacks two things of the Linux 6.x BBR in bbr_core.h: the ACK-aggregation

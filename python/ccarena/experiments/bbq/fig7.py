@@ -78,8 +78,8 @@ class Phase:
     cheater: int | None  # the flow that just inflated its RTT (None: honest start)
 
 
-def seeds(quick: bool) -> tuple[int, ...]:
-    return SEEDS[:1] if quick else SEEDS
+#: The seeds of each point (variants.seeds).
+seeds = paper.seeds
 
 
 def phases(quick: bool, first: int = 0) -> list[Phase]:

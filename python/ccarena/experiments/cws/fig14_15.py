@@ -38,7 +38,7 @@ def runs(quick: bool) -> list[RunSpec]:
     return [
         RunSpec(key(v.name, seed, buffer=paper.bkey(b)),
                 paper.pair(v, paper.SHORT_MS, seed=seed, duration=paper.duration_s(quick), buffer_bdp=b, count=N),
-                ("goodput_mbps",))
+                ("goodput_mbps", "cc_mode"))
         for v in VARIANTS for b in (SHALLOW, DEEP) for seed in paper.seeds(quick)
     ]
 
@@ -48,6 +48,24 @@ def _cov(run: Outcome) -> float:
     _, g = paper.binned(run, "goodput_mbps", 1.0)
     m = g.mean(axis=1)
     return float(np.mean(np.divide(g.std(axis=1), m, out=np.zeros_like(m), where=m > 0)))
+
+
+#: ProbeRTT episodes of two flows "together": starts this close (s), about
+#: one ProbeRTT's 200 ms.
+TOGETHER_S = 0.2
+
+
+def synchronized(run: Outcome) -> float:
+    """The share of the BBR-variant flows' ProbeRTT starts (from the
+    first group's second ProbeRTT round on) that every other flow of the
+    group matches within TOGETHER_S: 1 when they all probe together."""
+    starts = [paper.probe_rtt_starts(run, i) for i in GROUPS[0]]
+    matched = total = 0
+    for i, own in enumerate(starts):
+        for t in own[1:]:
+            total += 1
+            matched += all(any(abs(t - u) <= TOGETHER_S for u in other) for j, other in enumerate(starts) if j != i)
+    return matched / total if total else float("nan")
 
 
 def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
@@ -67,6 +85,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     six_t = {c: values(r, paper.interval_jain) for c, r in per.items()}
     smallest = {c: values(r, lambda o: min(o.share(i) for i in range(2 * N))) for c, r in per.items()}
     cov = {c: values(r, _cov) for c, r in per.items()}
+    sync = {c: values(r, synchronized) for c, r in per.items()}
     for (cc, b) in per:
         rep.numbers[f"{cc}.{b:g}bdp.group_share"] = mean(group[(cc, b)])
         rep.numbers[f"{cc}.{b:g}bdp.jain_six"] = mean(six[(cc, b)])
@@ -83,6 +102,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "fig15.similar": Measured(group[a15], note=ev(a15) + "."),
         "fig14.fluctuate": Measured(cov[b14], note=f"with BBR-CWS (Fig. 15b): {mean(cov[b15]):.2f}."),
         "fig15.reasonable": Measured(smallest[b15], note=ev(b15) + f"; a fair share is {100 / (2 * N):.1f}%."),
+        "multi-flow.synchronization": Measured(
+            members={f"{b:g} BDP": sync[(CWS, b)] for b in (SHALLOW, DEEP)},
+            note="BBR in their place: " + ", ".join(f"{100 * mean(sync[(BBR, b)]):.0f}% at {b:g} BDP"
+                                                    for b in (SHALLOW, DEEP)) + "."),
     })
     rep.comparisons.append(compare.ours_only(
         "Fig. 14b: Jain's index of the six flows per 0.1 s at 5 BDP (BBR)", f"{mean(six_t[b14]):.2f}",

@@ -157,6 +157,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     before = [_share(o, 1, 0, f) for o, f in zip(per[c12], first)]
     after = [paper.interval_jain(o, f + 0.5, end) for o, f in zip(per[c12], first)]
     rt12 = [paper.value_at(o, paper.rtprop(o, 0), end) for o in per[c12]]
+    # Does BBR-CWS still cycle as BBR does at 5 BDP (Fig. 10's "once every 10 s")?
+    changes12 = [paper.leader_changes(o, [0], [1]) for o in per[c12]]
     # L289: BBR-CWS's own queue, in BDPs of the link (rate x base RTT, wire bytes as the queue counts them).
     bdp_bytes = paper.RATE_MBPS * 1e6 / 8 * paper.SHORT_MS / 1e3
     own_max = {b: values(per[(CWS, b)], lambda o: float(np.nanmax(o.flow["queue_bytes"][0])) / bdp_bytes)
@@ -189,7 +191,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "fig11.initially-much-more": Measured(initial),
         "fig11.usf-reduced": Measured(usf11, note="" if np.isfinite(usf11).all() else paper.USF_TODO),
         "fig12.fair-after-probe-rtt": Measured(
-            after, note=f"first ProbeRTT at {', '.join(f'{f:.1f}' for f in first)} s; {ev(c12)}."),
+            after, note=f"first ProbeRTT at {', '.join(f'{f:.1f}' for f in first)} s; {ev(c12)}; the lead changes "
+                        f"{mean([float(len(c)) for c in changes12]):.1f} times per run (BBR in its place, Fig. 10: "
+                        f"{mean([float(len(c)) for c in changes]):.1f})."),
         "fig12.cubic-most-before-probe-rtt": Measured(
             before, note=f"first ProbeRTT at {', '.join(f'{f:.1f}' for f in first)} s."),
         "fig12.appropriate-rtprop": Measured(rt12),
