@@ -525,8 +525,10 @@ def test_a_sized_flow_completes_and_reports_its_completion_time():
     r = ccarena.run(doc)
     sized, bulk = r.summary["flows"]
     assert sized["size_bytes"] == 10_000_000 and 0.5 * 1e3 < sized["fct_ms"] < 2 * 1e3
+    # Alone from the start, it finishes as fast: slowdown 1 (the BBR flow starts after it is done).
+    assert sized["fct_alone_ms"] == sized["fct_ms"] and sized["slowdown"] == 1.0
     assert "size_bytes" not in bulk and "fct_ms" not in bulk
-    assert "completion" in r.table() and "(10MB)" in r.table()
+    assert "completion" in r.table() and "(10MB, 1.00x alone)" in r.table()
     # Too short a run: not done, null.
     short = ccarena.run({**doc, "duration": "0.2s", "flow": doc["flow"][:1]})
     assert short.summary["flows"][0]["fct_ms"] is None and "not done" in short.table()

@@ -35,7 +35,28 @@ def simulate(
     if series:
         raw["flow_series"] = _columns(flow_columns)
         raw["link_series"] = _columns(link_columns)
+    _add_alone_fcts(scenario.config, raw)
     return raw
+
+
+def _add_alone_fcts(config: Mapping[str, Any], raw: dict[str, Any]) -> None:
+    """For each sized flow, ``fct_alone_ns``: its completion time alone on
+    the empty path (the same flow, started at 0, on the same bottleneck and
+    host model, for the run's duration; None if it does not finish), what
+    its slowdown divides by. One run per distinct flow."""
+    from . import _core
+
+    alone: dict[str, int | None] = {}
+    for flow, res in zip(config["flows"], raw["flows"], strict=True):
+        if flow.get("size_bytes") is None:
+            continue
+        solo = {**flow, "start_ns": 0, "stop_ns": None}
+        key = json.dumps(solo, sort_keys=True)
+        if key not in alone:
+            cfg = {**config, "flows": [solo], "measure_from_ns": 0, "measure_to_ns": config["duration_ns"]}
+            text, _, _ = _core.simulate(json.dumps(cfg), False, None)
+            alone[key] = json.loads(text)["flows"][0].get("fct_ns")
+        res["fct_alone_ns"] = alone[key]
 
 
 def _columns(columns: list[tuple[str, str, bytes]]) -> dict[str, Any]:

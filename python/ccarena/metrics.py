@@ -62,9 +62,11 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
         )
         if "size_bytes" in flow_cfg:
             # A sized flow: its completion time (None if it did not complete).
-            fct_ns = res.get("fct_ns")
+            fct_ns, alone_ns = res.get("fct_ns"), res.get("fct_alone_ns")
             flows[-1].update(size_bytes=flow_cfg["size_bytes"],
-                             fct_ms=_round(fct_ns / 1e6) if fct_ns is not None else None)
+                             fct_ms=_round(fct_ns / 1e6) if fct_ns is not None else None,
+                             fct_alone_ms=_round(alone_ns / 1e6) if alone_ns is not None else None,
+                             slowdown=_round(fct_ns / alone_ns) if fct_ns is not None and alone_ns else None)
         if uses_ecn:
             # Over the whole run (None where an engine cannot see it).
             flows[-1].update(

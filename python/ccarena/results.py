@@ -109,7 +109,8 @@ def _fct(f: dict[str, Any]) -> str:
     if "size_bytes" not in f:
         return "-"
     done = f"{f['fct_ms'] / 1e3:.3f} s" if f["fct_ms"] is not None else "not done"
-    return f"{done} ({units.format_size(f['size_bytes'])})"
+    slower = f", {f['slowdown']:.2f}x alone" if f.get("slowdown") is not None else ""
+    return f"{done} ({units.format_size(f['size_bytes'])}{slower})"
 
 
 def _flow_rows(flows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
