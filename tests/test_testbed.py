@@ -62,3 +62,14 @@ def test_compare_can_give_the_simulator_the_bpf_builds_loss_signals(tmp_path):
     choices = next(a for a in _parser()._subparsers._group_actions[0].choices["compare"]._actions
                    if a.dest == "sim_signals").choices
     assert tuple(choices) == compare.SIM_SIGNALS
+
+
+def test_the_kernel_bbrs_mode_follows_from_its_gains():
+    """TCP_CC_INFO has no mode: tcp_bbr.c's gains give it (Startup 739/256,
+    Drain 88/256, ProbeBW cwnd_gain 2, ProbeRTT cwnd_gain 1)."""
+    from ccarena.live.rawresult import kernel_bbr_mode
+
+    assert kernel_bbr_mode(739 / 256, 739 / 256) == 0
+    assert kernel_bbr_mode(88 / 256, 739 / 256) == 1
+    assert [kernel_bbr_mode(g, 2.0) for g in (1.25, 0.75, 1.0)] == [2, 2, 2]
+    assert kernel_bbr_mode(1.0, 1.0) == 3

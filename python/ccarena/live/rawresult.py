@@ -29,6 +29,37 @@ from typing import Any
  _VAR) = range(13)
 
 
+#: The simulator's BBR modes (cc/include/bbr_core.h; experiments/traces.py).
+_STARTUP, _DRAIN, _PROBE_BW, _PROBE_RTT = 0, 1, 2, 3
+
+
+def kernel_bbr_mode(pacing_gain: float, cwnd_gain: float) -> int:
+    """The kernel BBR's mode from the gains TCP_CC_INFO reports (it has no
+    mode field), as Linux's tcp_bbr.c sets them (bbr_update_gains): ProbeRTT
+    is the only mode with cwnd_gain 1; Startup paces at high_gain (2.89)
+    and Drain at its inverse (0.35); ProbeBW cycles 1.25, 0.75 and 1 with
+    cwnd_gain 2."""
+    if cwnd_gain <= 1.01:
+        return _PROBE_RTT
+    if pacing_gain > 2.0:
+        return _STARTUP
+    if pacing_gain < 0.5:
+        return _DRAIN
+    return _PROBE_BW
+
+
+def _mode(row: list | None) -> int:
+    """A sample's cc_mode: ours report it (trace record); the kernel's BBR
+    reports its gains, from which it follows; 0 for anything else."""
+    if row is None:
+        return 0
+    if row[_MODE] is not None:
+        return row[_MODE]
+    if row[_PGAIN] is not None and row[_CGAIN] is not None:
+        return kernel_bbr_mode(row[_PGAIN], row[_CGAIN])
+    return 0
+
+
 def _percentile(sorted_values: list[float], q: float) -> float | None:
     if not sorted_values:
         return None
@@ -91,7 +122,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["rtt_us"].append(srtt)  # TCP_INFO has no latest sample
             series["min_rtt_us"].append(None if row is None or row[_MINRTT] in (0, 0xFFFFFFFF) else row[_MINRTT])
             series["ca_state"].append(0 if row is None else row[_CASTATE])
-            series["cc_mode"].append(0 if row is None or row[_MODE] is None else row[_MODE])
+            series["cc_mode"].append(_mode(row))
             series["pacing_gain"].append(None if row is None else row[_PGAIN])
             series["cwnd_gain"].append(None if row is None else row[_CGAIN])
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
