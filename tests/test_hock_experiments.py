@@ -38,7 +38,7 @@ def quick_out(tmp_path_factory):
 def test_every_experiment_of_the_slides_is_registered():
     assert PAPER.key == "hock" and all(name.startswith("hock-") for name in NAMES)
     assert set(NAMES) <= set(experiments.names())
-    assert len(NAMES) == 6
+    assert len(NAMES) == 7
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -92,3 +92,14 @@ def test_bbr_dominates_cubic_in_the_small_buffer_and_loses_in_the_large():
 def test_rtt_fairness_orders_the_flows_by_rtt():
     n = experiments.measure("hock-rtt").numbers
     assert n["bbr.share.20ms"] < n["bbr.share.40ms"] < n["bbr.share.80ms"]
+
+
+@pytest.mark.behaviour
+def test_two_flows_reach_their_cwnd_cap_at_once_and_stay_there():
+    """hock-model: measured 2.14-2.20 BDP in flight every second from 1 to
+    10 s, the two estimates summing to 1.00-1.01x the link (not the
+    slides' "steadily increases")."""
+    rep = experiments.measure("hock-model")
+    per_second = [float(line.split("|")[2]) for line in rep.sections[0][1].splitlines()[2:] if line.startswith("| ")]
+    assert len(per_second) == 9 and 2.0 <= min(per_second) and max(per_second) <= 2.4
+    assert max(per_second) - min(per_second) < 0.15

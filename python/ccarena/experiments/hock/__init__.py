@@ -8,11 +8,12 @@ measures the experiments share.
 from __future__ import annotations
 
 from ..framework import Experiment
-from . import intra, large_buffer, rtt, single, small_buffer, vs_cubic
+from . import intra, large_buffer, model, rtt, single, small_buffer, vs_cubic
 from .paper import PAPER
 
 #: In the slides' order.
 EXPERIMENTS: tuple[Experiment, ...] = (
+    model.EXPERIMENT,
     single.EXPERIMENT,
     large_buffer.EXPERIMENT,
     small_buffer.EXPERIMENT,
