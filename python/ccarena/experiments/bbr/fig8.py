@@ -142,6 +142,13 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
              f"{mean(good[CUBIC][CUBIC_DROP_AT]):.2f} at {CUBIC_DROP_AT:g}%; for Reno, Mathis et al.'s 1.22 MSS / "
              f"(RTT sqrt(p)) (the paper's reference 17) gives {_mathis(lowest):.1f} and {_mathis(CUBIC_DROP_AT):.2f} "
              "Mbit/s, a factor of 10 for 100 times the loss.")
+    # L149: full bandwidth needs loss below 1/BDP^2; every loss rate here is above it.
+    bdp = RATE_MBPS * 1e6 / 8 * RTT_MS / 1e3 / units.MSS_BYTES
+    rep.measured["fig8.inverse-square"] = Measured(
+        ratio[CUBIC][lowest],
+        note=f"1/BDP^2 = {100 / bdp ** 2:.2g}% for this path's {bdp:.0f}-segment BDP; the lowest loss run, "
+             f"{lowest:g}%, is {lowest / 100 * bdp ** 2:.0f} times that; BBR reaches "
+             f"{100 * mean(ratio[BBR][lowest]):.1f}% of the ceiling there.")
     stall = over(STALL_ABOVE, 100)
     rtos = {p: mean([float(r.flows[0]["rtos"]) for r in per[CUBIC][p]]) for p in stall}
     rep.measured["fig8.cubic-stalls"] = Measured(
