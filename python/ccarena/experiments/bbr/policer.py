@@ -94,7 +94,8 @@ def measure(run: Outcome, dur: float) -> dict[str, float]:
     in_pin = steady & flag
     delivered = run.goodput(0) * 1e6 / 8 / units.MSS_BYTES * (dur - STEADY_FROM_S)
     return {
-        "startup_bw": float(bw[mode == traces.STARTUP].max()) if (mode == traces.STARTUP).any() else math.nan,
+        # nanmax: a live run has no estimate before its socket exists.
+        "startup_bw": float(np.nanmax(bw[mode == traces.STARTUP])) if (mode == traces.STARTUP).any() else math.nan,
         "bw_median": float(np.median(bw[steady])),
         "goodput": run.goodput(0),
         "pinned_fraction": float(in_pin.sum() / steady.sum()),
