@@ -66,6 +66,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"rate, averaged over each second from {STEPS_S[0]} s to {STEPS_S[-1] + 1} s.",
     ]
     members = {f"{a}-{a + 1} s": [x[i] for x in inflight] for i, a in enumerate(STEPS_S)}
+    for i, a in enumerate(STEPS_S):
+        rep.numbers[f"bbr.inflight_bdp.{a}s"] = mean([x[i] for x in inflight])
+        rep.numbers[f"bbr.estimates_over_link.{a}s"] = mean([x[i] for x in estimate])
+    rep.numbers["bbr.queue_delay_ms"] = mean([mean(q) for q in queue])
     rep.measured["model.inflight-increases"] = Measured(
         members=members,
         note=f"the summed bandwidth estimate is {mean([x[0] for x in estimate]):.2f}x the link in the first second "
