@@ -73,3 +73,25 @@ def test_the_kernel_bbrs_mode_follows_from_its_gains():
     assert kernel_bbr_mode(88 / 256, 739 / 256) == 1
     assert [kernel_bbr_mode(g, 2.0) for g in (1.25, 0.75, 1.0)] == [2, 2, 2]
     assert kernel_bbr_mode(1.0, 1.0) == 3
+
+
+def test_a_window_from_the_start_with_the_userspace_bottleneck_counts_marks():
+    """The counters before the first tick are zeros without ECN marks; a
+    window from 0 s took them as its start (KeyError 'marks', seen on
+    bbr-fig3's live pass: a rate schedule, so the userspace bottleneck)."""
+    from ccarena.live.rawresult import build_raw
+
+    from ccarena import load_scenario
+
+    cfg = load_scenario({"duration": "20ms", "output": {"interval": "10ms"}, "host": "ideal",
+                         "bottleneck": {"rate": "10Mbit", "buffer": "100KB"},
+                         "flow": [{"cc": "bbr", "rtt": "40ms"}]}).config
+    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, 1e7, 1.25, 2.0, 1e7, None, None]
+    link = {"bytes": 0, "packets": 0, "drops": 0, "backlog": 0, "rate_bps": 10_000_000, "sojourn_sum_ns": 0,
+            "sojourn_count": 0, "flow_backlog": [0], "marks": 0, "flow_marks": [0], "max_backlog": 0}
+    samples = {1: {**link, "bytes": 10_000, "packets": 7, "marks": 2}, 2: {**link, "bytes": 20_000, "packets": 14,
+                                                                          "marks": 3}}
+    raw = build_raw(cfg, {"bytes": [[9_000], [19_000]], "data_segs_in": [13]},
+                    {"samples": [[row], [row]], "final": [{"data_segs_out": 14, "total_retrans": 0, "unacked": 0}]},
+                    samples, userspace={"link": {**samples[2], "sojourn_p50_us": None}})
+    assert raw["link"]["marks_window"] == 3
