@@ -4,8 +4,9 @@
 the live engine (the kernel's own BBR and CUBIC, ours loaded as BPF), one
 after the other; each seed's scenario is one repetition (the live engine
 draws nothing from the seed but random loss, so the repetitions differ as
-real runs do), the first ``--live-reps`` (3) seeds of each point. The experiment's own analysis then measures them exactly as
-it measures the simulator's runs, and what it measured for each claim
+real runs do), the first ``--live-reps`` (3) seeds of each point. The
+experiment's own analysis then measures them exactly as it measures the
+simulator's runs, and what it measured for each claim
 (``Report.measured``) is recorded in a dated results file,
 ``docs/linux/YYYY-MM-DD.json``, committed with the code.
 
@@ -64,10 +65,12 @@ class Record:
     reps: int = 0
     #: The host: kernel release and CPUs.
     host: Mapping[str, Any] = field(default_factory=dict)
+    #: The results file it was read from (its name under docs/linux/).
+    file: str = ""
 
     @property
     def where(self) -> str:
-        return f"docs/linux/{self.date}.json"
+        return f"docs/linux/{self.file or self.date + '.json'}"
 
 
 # --- Measured <-> JSON (NaN as null: a repetition that measured nothing).
@@ -144,7 +147,7 @@ def latest(directory: Path = RESULTS_DIR) -> dict[str, Record]:
         if doc is None:
             continue
         for name, entry in doc["experiments"].items():
-            records[name] = record_from_json(name, str(doc.get("date") or path.stem), entry)
+            records[name] = replace(record_from_json(name, str(doc.get("date") or path.stem), entry), file=path.name)
     return records
 
 
