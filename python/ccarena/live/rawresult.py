@@ -38,7 +38,10 @@ def kernel_bbr_mode(pacing_gain: float, cwnd_gain: float) -> int:
     mode field), as Linux's tcp_bbr.c sets them (bbr_update_gains): ProbeRTT
     is the only mode with cwnd_gain 1; Startup paces at high_gain (2.89)
     and Drain at its inverse (0.35); ProbeBW cycles 1.25, 0.75 and 1 with
-    cwnd_gain 2."""
+    cwnd_gain 2. Before BBR has its first ACK, TCP_CC_INFO reports zeros:
+    that is Startup (bbr_init's mode), not ProbeRTT."""
+    if cwnd_gain <= 0:
+        return _STARTUP
     if cwnd_gain <= 1.01:
         return _PROBE_RTT
     if pacing_gain > 2.0:
