@@ -74,6 +74,8 @@ def test_the_kernel_bbrs_mode_follows_from_its_gains():
     assert [kernel_bbr_mode(g, 2.0) for g in (1.25, 0.75, 1.0)] == [2, 2, 2]
     assert kernel_bbr_mode(1.0, 1.0) == 3
     assert kernel_bbr_mode(0.0, 0.0) == 0  # zeros before the first ACK: Startup, not ProbeRTT
+    assert kernel_bbr_mode(1.0, 1.0, since_start_ns=20_000_000) == 0  # gains of 1 before it, too
+    assert kernel_bbr_mode(1.0, 1.0, since_start_ns=10_500_000_000) == 3
 
 
 def test_a_window_from_the_start_with_the_userspace_bottleneck_counts_marks():

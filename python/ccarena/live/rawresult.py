@@ -33,14 +33,20 @@ from typing import Any
 _STARTUP, _DRAIN, _PROBE_BW, _PROBE_RTT = 0, 1, 2, 3
 
 
-def kernel_bbr_mode(pacing_gain: float, cwnd_gain: float) -> int:
+#: tcp_bbr.c's bbr_min_rtt_win_sec: no ProbeRTT before the min_rtt filter,
+#: stamped at init, first expires.
+_MIN_RTT_WINDOW_NS = 10 * 1_000_000_000
+
+
+def kernel_bbr_mode(pacing_gain: float, cwnd_gain: float, since_start_ns: int = _MIN_RTT_WINDOW_NS) -> int:
     """The kernel BBR's mode from the gains TCP_CC_INFO reports (it has no
     mode field), as Linux's tcp_bbr.c sets them (bbr_update_gains): ProbeRTT
     is the only mode with cwnd_gain 1; Startup paces at high_gain (2.89)
     and Drain at its inverse (0.35); ProbeBW cycles 1.25, 0.75 and 1 with
-    cwnd_gain 2. Before BBR has its first ACK, TCP_CC_INFO reports zeros:
-    that is Startup (bbr_init's mode), not ProbeRTT."""
-    if cwnd_gain <= 0:
+    cwnd_gain 2. Before BBR's first ACK TCP_CC_INFO reports zeros or
+    gains of 1 (measured at 20 ms); ProbeRTT cannot come before the
+    min_rtt filter first expires, 10 s after the flow starts: Startup."""
+    if cwnd_gain <= 0 or (cwnd_gain <= 1.01 and since_start_ns < _MIN_RTT_WINDOW_NS):
         return _STARTUP
     if cwnd_gain <= 1.01:
         return _PROBE_RTT
@@ -51,7 +57,7 @@ def kernel_bbr_mode(pacing_gain: float, cwnd_gain: float) -> int:
     return _PROBE_BW
 
 
-def _mode(row: list | None) -> int:
+def _mode(row: list | None, since_start_ns: int) -> int:
     """A sample's cc_mode: ours report it (trace record); the kernel's BBR
     reports its gains, from which it follows; 0 for anything else."""
     if row is None:
@@ -59,7 +65,7 @@ def _mode(row: list | None) -> int:
     if row[_MODE] is not None:
         return row[_MODE]
     if row[_PGAIN] is not None and row[_CGAIN] is not None:
-        return kernel_bbr_mode(row[_PGAIN], row[_CGAIN])
+        return kernel_bbr_mode(row[_PGAIN], row[_CGAIN], since_start_ns)
     return 0
 
 
@@ -125,7 +131,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["rtt_us"].append(srtt)  # TCP_INFO has no latest sample
             series["min_rtt_us"].append(None if row is None or row[_MINRTT] in (0, 0xFFFFFFFF) else row[_MINRTT])
             series["ca_state"].append(0 if row is None else row[_CASTATE])
-            series["cc_mode"].append(_mode(row))
+            series["cc_mode"].append(_mode(row, t_ns - cfg["flows"][i]["start_ns"]))
             series["pacing_gain"].append(None if row is None else row[_PGAIN])
             series["cwnd_gain"].append(None if row is None else row[_CGAIN])
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
