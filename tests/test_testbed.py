@@ -98,3 +98,16 @@ def test_a_window_from_the_start_with_the_userspace_bottleneck_counts_marks():
                     {"samples": [[row], [row]], "final": [{"data_segs_out": 14, "total_retrans": 0, "unacked": 0}]},
                     samples, userspace={"link": {**samples[2], "sojourn_p50_us": None}})
     assert raw["link"]["marks_window"] == 3
+
+
+def test_the_mode_numbers_are_bbr_cores():
+    """cc_modes.py's numbers are cc/include/bbr_core.h's enum bbr_mode."""
+    import re
+    from pathlib import Path
+
+    from ccarena import cc_modes
+
+    header = (Path(__file__).resolve().parent.parent / "cc" / "include" / "bbr_core.h").read_text()
+    enum = dict(re.findall(r"BBR_(STARTUP|DRAIN|PROBE_BW|PROBE_RTT) = (\d+)", header))
+    assert {name: getattr(cc_modes, name) for name in enum} == {name: int(v) for name, v in enum.items()}
+    assert len(enum) == 4

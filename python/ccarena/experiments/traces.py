@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+# BBR/BBQ modes as cc/include/bbr_core.h reports them (cc_mode), for the analyses.
+from ..cc_modes import DRAIN, PROBE_BW, PROBE_RTT, STARTUP  # noqa: F401
+
 if TYPE_CHECKING:
     from .framework import Outcome
-
-#: BBR/BBQ modes as cc/include/bbr_core.h reports them (cc_mode).
-STARTUP, DRAIN, PROBE_BW, PROBE_RTT = 0, 1, 2, 3
 
 
 def window(t: np.ndarray, lo: float, hi: float) -> np.ndarray:

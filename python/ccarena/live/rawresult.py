@@ -21,6 +21,8 @@ import json
 
 from typing import Any
 
+from ..cc_modes import DRAIN, PROBE_BW, PROBE_RTT, STARTUP
+
 #: Columns of a sender sample row (agent.py): cwnd, inflight, pacing bit/s,
 #: srtt us, min_rtt us, ca_state, total_retrans, bw estimate bit/s, gains
 #: (the kernel's BBR: TCP_CC_INFO; ours: the trace record), delivery rate
@@ -28,9 +30,6 @@ from typing import Any
 (_CWND, _INFLIGHT, _PACING, _SRTT, _MINRTT, _CASTATE, _RETRANS, _BW, _PGAIN, _CGAIN, _DELIVERY, _MODE,
  _VAR) = range(13)
 
-
-#: The simulator's BBR modes (cc/include/bbr_core.h; experiments/traces.py).
-_STARTUP, _DRAIN, _PROBE_BW, _PROBE_RTT = 0, 1, 2, 3
 
 
 #: tcp_bbr.c's bbr_min_rtt_win_sec: no ProbeRTT before the min_rtt filter,
@@ -47,14 +46,14 @@ def kernel_bbr_mode(pacing_gain: float, cwnd_gain: float, since_start_ns: int = 
     gains of 1 (measured at 20 ms); ProbeRTT cannot come before the
     min_rtt filter first expires, 10 s after the flow starts: Startup."""
     if cwnd_gain <= 0 or (cwnd_gain <= 1.01 and since_start_ns < _MIN_RTT_WINDOW_NS):
-        return _STARTUP
+        return STARTUP
     if cwnd_gain <= 1.01:
-        return _PROBE_RTT
+        return PROBE_RTT
     if pacing_gain > 2.0:
-        return _STARTUP
+        return STARTUP
     if pacing_gain < 0.5:
-        return _DRAIN
-    return _PROBE_BW
+        return DRAIN
+    return PROBE_BW
 
 
 def _mode(row: list | None, since_start_ns: int) -> int:

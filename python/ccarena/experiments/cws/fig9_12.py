@@ -35,6 +35,7 @@ import numpy as np
 
 from . import paper
 from .paper import LABEL
+from ... import units
 from .. import compare, traces
 from ..common import key, markdown_table, mean, runs_of, values
 from ..figures import Line, Panel, time_panels
@@ -160,7 +161,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     # Does BBR-CWS still cycle as BBR does at 5 BDP (Fig. 10's "once every 10 s")?
     changes12 = [paper.leader_changes(o, [0], [1]) for o in per[c12]]
     # L289: BBR-CWS's own queue, in BDPs of the link (rate x base RTT, wire bytes as the queue counts them).
-    bdp_bytes = paper.RATE_MBPS * 1e6 / 8 * paper.SHORT_MS / 1e3
+    bdp_bytes = units.bdp_bytes(paper.RATE_MBPS * 1_000_000, paper.SHORT_MS * 1_000_000)
     own_max = {b: values(per[(CWS, b)], lambda o: float(np.nanmax(o.flow["queue_bytes"][0])) / bdp_bytes)
                for b in (SHALLOW, DEEP)}
     own_mean = {b: values(per[(CWS, b)], lambda o: float(np.nanmean(o.flow["queue_bytes"][0])) / bdp_bytes)
