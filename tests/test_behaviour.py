@@ -173,8 +173,13 @@ def test_conservation(name):
     link = result.link.to_pydict()
     for tx, rate in zip(link["tx_mbps"], link["rate_mbps"]):
         assert tx <= rate + slack_mbps
-    # Goodput cannot exceed what the link carried.
-    assert result.summary["goodput_total_mbps"] <= result.scenario.config["bottleneck"]["rate_bps"] / 1e6
+    # Goodput cannot exceed what the links carried: the flows through each
+    # link (a topology's, by their paths) no more than its rate.
+    cfg = result.scenario.config
+    for k, link_cfg in enumerate([cfg["bottleneck"], *cfg.get("links", [])]):
+        through = [f["goodput_mbps"] for f, fc in zip(result.summary["flows"], cfg["flows"], strict=True)
+                   if k in fc.get("path", [0])]
+        assert sum(through) <= link_cfg["rate_bps"] / 1e6
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])

@@ -99,7 +99,7 @@ HOST_DISTRIBUTIONS = tuple(f"host.{key}" for key in DISTRIBUTIONS)
 
 def _kind(field: str) -> str:
     """"time", "rate", "size", "trace", "params", "int", "float", "mark" or "points"."""
-    if field == "bottleneck.mark_threshold":
+    if field in ("bottleneck.mark_threshold", "link[].mark_threshold"):
         return "mark"  # "20pkt", "30KB" or "1ms" (or an int, refused)
     if field in HOST_DISTRIBUTIONS:
         return "points"
@@ -213,10 +213,27 @@ def _values(field: str, bound: str) -> tuple[int | float, int | float]:
     return (limit, limit + 1) if how == "le" else (limit - 1, limit)
 
 
+#: A topology of one link, where a [[link]]'s fields are tried: each takes
+#: the keys of [bottleneck] with their context.
+LINK_BASE: dict[str, Any] = {**{k: v for k, v in BASE.items() if k != "bottleneck"},
+                             "link": [{"name": "a", **BASE["bottleneck"]}]}
+
+
+def _as_link(key: str) -> str:
+    """A [bottleneck] field's path as the [[link]]'s (``link.0.rate``)."""
+    return key.replace("bottleneck.", "link.0.", 1) if key.startswith("bottleneck.") else key
+
+
 def _doc(field: str, value: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    base = BASE
+    if field.startswith("link[]."):
+        base, field = LINK_BASE, field.replace("link[].", "bottleneck.", 1)
     table = field.rpartition(".")[0]
     overrides = {**CONTEXT.get(table, {}), **CONTEXT.get(field, {}), **(extra or {})}
-    return apply_overrides(apply_overrides(BASE, overrides), {field.replace("[]", ".0"): value})
+    if base is LINK_BASE:
+        overrides = {_as_link(key): value for key, value in overrides.items()}
+        field = _as_link(field)
+    return apply_overrides(apply_overrides(base, overrides), {field.replace("[]", ".0"): value})
 
 
 def _bounds(field: str) -> list[str]:
@@ -226,7 +243,8 @@ def _bounds(field: str) -> list[str]:
     return [schema[0]] if schema else []  # none: test_every_numeric_field_has_a_limit fails
 
 
-CASES = [(f, b) for f in FIELDS for b in _bounds(f) if f not in ("bottleneck.trace", "flow[].params")]
+CASES = [(f, b) for f in FIELDS for b in _bounds(f)
+         if f not in ("bottleneck.trace", "link[].trace", "flow[].params")]
 
 
 def _case_docs(field: str, bound: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -234,7 +252,7 @@ def _case_docs(field: str, bound: str) -> tuple[dict[str, Any], dict[str, Any]]:
     at, beyond = _values(field, bound)
     unit = _unit(bound)
     extra = None
-    if field == "bottleneck.red.min":
+    if field in ("bottleneck.red.min", "link[].red.min"):
         # Below red.max, itself at most the limit.
         at, extra = at - 1, {"bottleneck.red.max": f"{at}B"}
     return _doc(field, _text(field, at, unit), extra), _doc(field, _text(field, beyond, unit), extra)
@@ -244,6 +262,8 @@ def _engine_beyond(config: dict[str, Any], field: str, bound: str) -> dict[str, 
     """``config`` with the field's engine value one step past ``bound``."""
     config = json.loads(json.dumps(config))
     node: Any = config
+    # A topology's link 0 is the engine's `bottleneck`.
+    field = field.replace("link[].", "bottleneck.", 1)
     *tables, name = field.replace("[]", ".[]").replace("flow.", "flows.").split(".")
     for part in tables:
         node = node[0] if part == "[]" else node[part]

@@ -43,7 +43,7 @@ def limits() -> dict[str, int]:
     """The engine's limits (crates/sim/src/limits.rs), by lower-case name:
     ``max_duration_ns``, ``max_rate_bps``, ``max_buffer_bytes``,
     ``max_rtt_ns``, ``max_flows`` (after ``count`` expansion),
-    ``max_series_rows`` ((duration // interval) * (flows + 1)),
+    ``max_series_rows`` ((duration // interval) * (flows + links)),
     ``max_link_segments`` (max rate over the schedule * duration //
     (8e9 * (mss + wire_overhead)), with duration in ns), ``max_packet_bytes``
     (mss + wire_overhead), and the bounds of the queue disciplines, the

@@ -12,6 +12,8 @@ import math
 from typing import Any
 
 from .scenario import ResolvedScenario
+from .topology import is_topology
+from .topology import summarize as summarize_topology
 
 #: Decimal places kept for every float in summary.json.
 DIGITS = 6
@@ -100,6 +102,15 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
         ],
     }
 
+    topology: dict[str, Any] = {}
+    if is_topology(cfg):
+        # Only for a topology, so that the dumbbell's summaries stay as
+        # they were; the top level keeps describing link 0.
+        per_flow, links = summarize_topology(cfg, scenario.human, raw, goodputs, _round)
+        for entry, more in zip(flows, per_flow, strict=True):
+            entry.update(more)
+        topology["links"] = links
+
     return {
         "engine": "sim",
         "scenario": {"name": scenario.name, "input": scenario.human, "config": _recorded(cfg)},
@@ -120,6 +131,7 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
         **({"marks": link.get("marks_window")} if uses_ecn else {}),
         "bottleneck_packets": link["tx_packets_total"],
         "conservation": conservation,
+        **topology,
     }
 
 

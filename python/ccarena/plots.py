@@ -39,6 +39,12 @@ def goodput_figure(result: "Result") -> "Figure":
 
     flows = tables.flow_columns(result.raw)
     link = tables.link_columns(result.raw)
+    # A topology's rows are per link: link 0 (the bottleneck's place) for
+    # the capacity line, a queueing-delay line per link.
+    names = [entry["name"] for entry in result.scenario.human.get("link", [])] if "link" in link else []
+    per_link = [{key: values[link["link"] == k] for key, values in link.items()} for k in range(len(names))]
+    if per_link:
+        link = per_link[0]
     window = result.summary["window"]
     labels = result.scenario.flow_labels
 
@@ -65,11 +71,16 @@ def goodput_figure(result: "Result") -> "Figure":
     top.set_ylim(bottom=0)
     top.legend(loc="upper right", fontsize="small", ncol=max(1, -(-len(top.lines) // _LEGEND_ROWS)))
     # Room between the axes and the title for the window's label.
-    top.set_title(f"{result.scenario.name}: per-flow goodput and bottleneck queueing delay", pad=14)
+    queues = "each link's queueing delay" if len(per_link) > 1 else "bottleneck queueing delay"
+    top.set_title(f"{result.scenario.name}: per-flow goodput and {queues}", pad=14)
 
-    bottom.plot(link["t_s"], link["queue_delay_ms"], color="black", linewidth=0.8)
-    for ms, label, style in aqm_references(result.scenario.config["bottleneck"]):
-        bottom.axhline(ms, color="tab:red", linestyle=style, linewidth=0.9, label=label)
+    if len(per_link) > 1:
+        for name, rows in zip(names, per_link, strict=True):
+            bottom.plot(rows["t_s"], rows["queue_delay_ms"], linewidth=0.8, label=f"link {name}")
+    else:
+        bottom.plot(link["t_s"], link["queue_delay_ms"], color="black", linewidth=0.8)
+        for ms, label, style in aqm_references(result.scenario.config["bottleneck"]):
+            bottom.axhline(ms, color="tab:red", linestyle=style, linewidth=0.9, label=label)
     if bottom.get_legend_handles_labels()[0]:
         bottom.legend(loc="upper right", fontsize="small")
     bottom.set_ylabel("queueing delay (ms)")

@@ -80,8 +80,9 @@ class Result:
         groups = flow_groups(self.scenario)
         rows = _flow_rows(s["flows"]) if groups is None else _group_rows(s["flows"], groups)
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-        # Text columns (flow or entry, cc, rtt) to the left, numbers to the right.
-        lines = ["  ".join(cell.rjust(w) if c >= 3 else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths)))
+        # Text columns (flow or entry, cc, [path,] rtt) to the left, numbers to the right.
+        texts = 4 if rows[0][2] == "path" else 3
+        lines = ["  ".join(cell.rjust(w) if c >= texts else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths)))
                  for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
 
@@ -94,9 +95,15 @@ class Result:
             "",
             f"window {w['from_s']:g}-{w['to_s']:g} s: total goodput {s['goodput_total_mbps']:.2f} Mbit/s, "
             f"Jain {num(s['jain'], '.4f')}, utilisation {num(None if s['utilization'] is None else 100 * s['utilization'], '.1f', '%')}",
-            f"queueing delay ms: mean {num(q['mean'], '.2f')}, p50 {num(q['p50'], '.2f')}, "
-            f"p95 {num(q['p95'], '.2f')}, p99 {num(q['p99'], '.2f')}; drops {s['drops']}",
         ]
+        if "links" not in s:
+            lines.append(f"queueing delay ms: mean {num(q['mean'], '.2f')}, p50 {num(q['p50'], '.2f')}, "
+                         f"p95 {num(q['p95'], '.2f')}, p99 {num(q['p99'], '.2f')}; drops {s['drops']}")
+        for link in s.get("links", []):
+            lq = link["queue_delay_ms"]
+            util = None if link["utilization"] is None else 100 * link["utilization"]
+            lines.append(f"link {link['name']}: utilisation {num(util, '.1f', '%')}, queueing delay ms mean "
+                         f"{num(lq['mean'], '.2f')}, p99 {num(lq['p99'], '.2f')}; drops {link['drops']}")
         return "\n".join(lines)
 
 
@@ -114,11 +121,19 @@ def _fct(f: dict[str, Any]) -> str:
 
 
 def _flow_rows(flows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """A row per flow; a topology's show each flow's path, its base RTT
+    (links' delays included) and its goodput against its max-min share."""
     sized = any("size_bytes" in f for f in flows)
-    rows = [("flow", "cc", "rtt", "goodput Mbit/s", "share", "retransmits") + (("completion",) if sized else ())]
+    routed = any("path" in f for f in flows)
+    head = ("flow", "cc", "path", "rtt") if routed else ("flow", "cc", "rtt")
+    rows = [head + ("goodput Mbit/s", "share", "retransmits") + (("of max-min",) if routed else ())
+            + (("completion",) if sized else ())]
     for f in flows:
-        rows.append((str(f["index"]), f["cc"], f"{f['rtt_ms']:g} ms", f"{f['goodput_mbps']:.2f}",
-                     _share(f["share"]), str(f["retransmits"])) + ((_fct(f),) if sized else ()))
+        route = (">".join(f["path"]),) if routed else ()
+        rtt = f.get("base_rtt_ms", f["rtt_ms"])
+        fair = (_share(f["of_maxmin"]),) if routed else ()
+        rows.append((str(f["index"]), f["cc"], *route, f"{rtt:g} ms", f"{f['goodput_mbps']:.2f}",
+                     _share(f["share"]), str(f["retransmits"]), *fair) + ((_fct(f),) if sized else ()))
     return rows
 
 

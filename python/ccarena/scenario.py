@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field, StrictBool, StrictInt, ValidationError
 
-from . import units
+from . import topology, units
 from .errors import ScenarioError
 from .host import HostTable, resolve_host
 from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
@@ -101,6 +101,15 @@ class Bottleneck(Strict):
     trace: Annotated[str, Quantity("trace")] | None = Field(default=None, min_length=1)
 
 
+class Link(Bottleneck):
+    """One direction of a link in a topology: a [bottleneck]'s keys, a
+    name the flows' paths use, and a propagation delay after it."""
+
+    name: str = Field(min_length=1)
+    #: One-way propagation delay after the link.
+    delay: TimeOrZero = "0ms"
+
+
 class RttChange(Strict):
     at: Instant
     rtt: Time
@@ -125,6 +134,11 @@ class Flow(Strict):
     #: processing time; breaks ACK-clocked senders' phase lock
     #: (crates/sim/src/jitter.rs).
     jitter: TimeOrZero | None = None
+    #: With [[link]]s: the links the flow's data crosses, in order, by name
+    #: (default: the only link), and those its ACKs cross (default: none,
+    #: an unqueued return path as long as the data path).
+    path: list[str] | None = None
+    reverse: list[str] | None = None
 
 
 class Scenario(Strict):
@@ -132,7 +146,9 @@ class Scenario(Strict):
     seed: StrictInt = Field(default=1, ge=0, lt=1 << 64)
     measure: Measure | None = None
     output: Output | None = None
-    bottleneck: Bottleneck
+    #: The dumbbell's one bottleneck, or a topology's links (one of them).
+    bottleneck: Bottleneck | None = None
+    link: list[Link] | None = Field(default=None, min_length=1)
     flow: list[Flow] = Field(min_length=1)
     #: The hosts' timing (host.py): a named model ("linux", the default;
     #: "ideal"), a model file, or a table.
@@ -388,9 +404,10 @@ class ResolvedScenario:
         any overrides applied; a relative trace path made absolute), for
         a run directory's scenario.toml."""
         doc = self.model.model_dump(exclude_unset=True, by_alias=True, mode="json")
-        trace = doc.get("bottleneck", {}).get("trace")
-        if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
-            doc["bottleneck"]["trace"] = str((self.base_dir / trace).resolve())
+        for link in [doc.get("bottleneck", {}), *doc.get("link", [])]:
+            trace = link.get("trace")
+            if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
+                link["trace"] = str((self.base_dir / trace).resolve())
         return doc
 
     def warnings(self) -> list[str]:
@@ -401,8 +418,14 @@ class ResolvedScenario:
     @property
     def flow_labels(self) -> list[str]:
         """``"flow i: cc, rtt"`` per simulated (count-expanded) flow."""
+        if not topology.is_topology(self.config):
+            return [f"flow {i}: {f['cc']}, {units.format_time(f['rtt_ns'])}" for i, f in enumerate(self.config["flows"])]
+        # A topology's: the base RTT (links' delays included) and the path.
+        names = [link["name"] for link in self.human["link"]]
+        delays = [link.get("delay_ns", 0) for link in topology.link_configs(self.config)]
         return [
-            f"flow {i}: {f['cc']}, {units.format_time(f['rtt_ns'])}"
+            f"flow {i}: {f['cc']}, {units.format_time(topology.base_rtt_ns(delays, f))}"
+            + (f", {'>'.join(names[k] for k in f['path'])}" if len(names) > 1 else "")
             for i, f in enumerate(self.config["flows"])
         ]
 
@@ -459,15 +482,17 @@ def _unit(path: str, parse, value):
         raise ScenarioError(path, str(err)) from None
 
 
-def _check_run_size(limits: Mapping[str, int], duration_ns: int, interval_ns: int, n_flows: int, max_rate_bps: int) -> None:
+def _check_run_size(limits: Mapping[str, int], duration_ns: int, interval_ns: int, n_flows: int, n_links: int,
+                    max_rate_bps: int) -> None:
     """The run's telemetry and segment counts fit what the engine holds
     (the same arithmetic as limits::series_rows / link_segments)."""
-    rows = duration_ns // interval_ns * (n_flows + 1)
+    rows = duration_ns // interval_ns * (n_flows + n_links)
     if rows > limits["max_series_rows"]:
-        shortest = -(-duration_ns * (n_flows + 1) // limits["max_series_rows"])
+        shortest = -(-duration_ns * (n_flows + n_links) // limits["max_series_rows"])
         raise ScenarioError(
             "output.interval",
-            f"{units.format_time(interval_ns)} gives {rows:,} telemetry rows (duration / interval x (flows + 1)), "
+            f"{units.format_time(interval_ns)} gives {rows:,} telemetry rows (duration / interval x (flows + "
+            f"{'links' if n_links > 1 else '1'})), "
             f"above the limit of {limits['max_series_rows']:,}: use an interval of at least "
             f"{units.format_time(shortest)}",
         )
@@ -497,6 +522,195 @@ def _resolve_schedule(
             raise ScenarioError(f"{here}.at", f"{what} changes must be in increasing time order")
         out.append({"at_ns": at_ns, key: _unit(f"{here}.{field}", parse, getattr(change, field))})
     return out
+
+
+@dataclass(frozen=True)
+class _ResolvedLink:
+    """One link as the engine's ``BottleneckConfig`` (``config``), with
+    what summary.json adds to its human form."""
+
+    config: dict[str, Any]
+    human: dict[str, Any]
+    max_rate_bps: int
+
+    def add_human(self, table: dict[str, Any]) -> None:
+        for key, value in self.human.items():
+            if isinstance(value, dict) and isinstance(table.get(key), dict):
+                table[key].update(value)
+            else:
+                table[key] = value
+
+
+def _resolve_link(
+    bn: Bottleneck, at: str, rtt_ns: int, *, duration_ns: int, limits: Mapping[str, int], base_dir: Path | None
+) -> _ResolvedLink:
+    """A [bottleneck] or a [[link]] (field path ``at``) in the engine's
+    units; ``rtt_ns`` is the round trip its BDP unit uses (the longest
+    base RTT of the flows that cross it)."""
+    trace = None
+    if bn.trace is not None:
+        from .link_trace import read_trace
+
+        if bn.rate is not None:
+            raise ScenarioError(f"{at}.rate", "give a rate or a trace, not both (the trace sets the rate)")
+        if bn.schedule:
+            raise ScenarioError(f"{at}.schedule", "a trace sets the rate over time; give no schedule with it")
+        trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
+        trace = read_trace(trace_path, limits)
+        # The trace's mean rate: what BDP-sized buffers and limits use.
+        rate_bps = trace["opportunities"] * trace["opportunity_bytes"] * 8 * 1_000_000_000 // trace["period_ns"]
+        if rate_bps == 0:
+            raise ScenarioError(f"{at}.trace", f"{bn.trace!r} averages below 1 bit/s")
+        check_limits(f"{at}.trace", bn.trace, rate_bps, "bps", limits,
+                     shown=f"{bn.trace!r} averages {units.format_rate(rate_bps)}, which")
+    elif bn.rate is None:
+        raise ScenarioError(f"{at}.rate", f"required key is missing (or a link trace: {at}.trace = \"FILE\")")
+    else:
+        rate_bps = _unit(f"{at}.rate", units.parse_rate, bn.rate)
+        check_limits(f"{at}.rate", bn.rate, rate_bps, "bps", limits)
+    bdp = units.bdp_bytes(rate_bps, rtt_ns)
+
+    def size(path: str, text: str) -> int:
+        nbytes = _unit(path, units.parse_size, text).resolve(bdp)
+        if nbytes <= 0:
+            raise ScenarioError(path, f"{text!r} resolves to {nbytes} bytes")
+        return nbytes
+
+    buffer_bytes = size(f"{at}.buffer", bn.buffer)
+    check_limits(f"{at}.buffer", bn.buffer, buffer_bytes, "bytes", limits)
+    if buffer_bytes < units.PACKET_WIRE_BYTES:
+        raise ScenarioError(
+            f"{at}.buffer",
+            f"{bn.buffer!r} is {buffer_bytes} bytes, less than one packet ({units.PACKET_WIRE_BYTES} B)",
+        )
+
+    red = None
+    if bn.aqm == "red":
+        if bn.red is None:
+            raise ScenarioError(f"{at}.red", f"aqm = \"red\" needs a [{at}.red] table (min, max, max_p)")
+        red_min = size(f"{at}.red.min", bn.red.min)
+        check_limits(f"{at}.red.min", bn.red.min, red_min, "bytes", limits)
+        red_max = size(f"{at}.red.max", bn.red.max)
+        check_limits(f"{at}.red.max", bn.red.max, red_max, "bytes", limits)
+        if red_min >= red_max:
+            raise ScenarioError(f"{at}.red.max", f"must be above red.min ({red_max} <= {red_min} bytes)")
+        red = {
+            "min_bytes": red_min,
+            "max_bytes": red_max,
+            "max_p": float(bn.red.max_p),
+            "wq": float(bn.red.wq),
+            "byte_mode": bn.red.byte_mode,
+            **({"ecn": True} if bn.red.ecn else {}),
+        }
+    elif bn.red is not None:
+        raise ScenarioError(f"{at}.red", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"red\")")
+
+    fq = None
+    if bn.aqm == "fq":
+        quantum_text = (bn.fq or Fq()).quantum
+        quantum = size(f"{at}.fq.quantum", quantum_text)
+        check_limits(f"{at}.fq.quantum", quantum_text, quantum, "bytes", limits)
+        fq = {"quantum_bytes": quantum}
+    elif bn.fq is not None:
+        raise ScenarioError(f"{at}.fq", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"fq\")")
+
+    aqm_tables, aqm_human = resolve_tables(bn, size, limits, at)
+    mark_threshold = resolve_mark_threshold(bn.mark_threshold, bn.aqm, size, limits, at)
+
+    policer = None
+    if bn.policer is not None:
+        policer_rate = _unit(f"{at}.policer.rate", units.parse_rate, bn.policer.rate)
+        check_limits(f"{at}.policer.rate", bn.policer.rate, policer_rate, "bps", limits)
+        burst = size(f"{at}.policer.burst", bn.policer.burst)
+        check_limits(f"{at}.policer.burst", bn.policer.burst, burst, "bytes", limits)
+        if burst < units.PACKET_WIRE_BYTES:
+            raise ScenarioError(
+                f"{at}.policer.burst",
+                f"{bn.policer.burst!r} is {burst} bytes, less than one packet ({units.PACKET_WIRE_BYTES} B): "
+                "nothing would pass",
+            )
+        policer = {"rate_bps": policer_rate, "burst_bytes": burst}
+
+    schedule = _resolve_schedule(
+        bn.schedule, f"{at}.schedule", duration_ns,
+        what="rate", key="rate_bps", field="rate", parse=units.parse_rate,
+    )
+
+    for j, change in enumerate(schedule):
+        check_limits(f"{at}.schedule[{j}].rate", bn.schedule[j].rate, change["rate_bps"], "bps", limits)
+    delay_ns = _unit(f"{at}.delay", parse_time_or_zero, bn.delay) if isinstance(bn, Link) else 0
+    config = {
+        "rate_bps": rate_bps,
+        "buffer_bytes": buffer_bytes,
+        "aqm": bn.aqm,
+        "red": red,
+        "loss": float(bn.loss),
+        "schedule": schedule,
+        # Only when used, so that other scenarios' configs (and their
+        # summary.json) stay as they were.
+        **({"fq": fq} if fq is not None else {}),
+        **aqm_tables,
+        **({"mark_threshold": mark_threshold} if mark_threshold is not None else {}),
+        **({"policer": policer} if policer is not None else {}),
+        **({"trace": trace} if trace is not None else {}),
+        **({"delay_ns": delay_ns} if delay_ns else {}),
+    }
+    human: dict[str, Any] = {"buffer_bytes": buffer_bytes}
+    if fq is not None:
+        human["fq"] = {"quantum": (bn.fq or Fq()).quantum, "quantum_bytes": fq["quantum_bytes"]}
+    human.update(aqm_human)
+    if policer is not None:
+        human["policer"] = {"burst_bytes": policer["burst_bytes"]}
+    human["bdp_bytes"] = bdp
+    if trace is not None:
+        human["trace_opportunities"] = trace["opportunities"]
+        human["trace_period"] = units.format_time(trace["period_ns"])
+        human["trace_mean_rate"] = units.format_rate(rate_bps)
+    return _ResolvedLink(config, human, max([rate_bps] + [c["rate_bps"] for c in schedule]))
+
+
+class _Topology:
+    """A scenario's [[link]] tables: their names, delays, and the flows'
+    routes through them by index."""
+
+    def __init__(self, links: list[Link], limits: Mapping[str, int]):
+        if len(links) > limits["max_links"]:
+            raise ScenarioError("link", f"{len(links)} [[link]] tables are above the engine's limit of "
+                                        f"{limits['max_links']}")
+        self.links = links
+        self.index: dict[str, int] = {}
+        self.delay_ns: list[int] = []
+        for k, link in enumerate(links):
+            if link.name in self.index:
+                raise ScenarioError(f"link[{k}].name", f"{link.name!r} names link[{self.index[link.name]}] already")
+            self.index[link.name] = k
+            delay_ns = _unit(f"link[{k}].delay", parse_time_or_zero, link.delay)
+            check_limits(f"link[{k}].delay", link.delay, delay_ns, "ns", limits)
+            self.delay_ns.append(delay_ns)
+
+    def route(self, path: str, names: list[str] | None, *, required: bool) -> list[int]:
+        """Link indices of a flow's ``path`` or ``reverse`` (names, in order)."""
+        if names is None:
+            if len(self.links) == 1:
+                return [0]
+            raise ScenarioError(path, f"required with several [[link]]s: the links the flow's data crosses, in "
+                                      f"order (of {', '.join(self.index)})")
+        if required and not names:
+            raise ScenarioError(path, "a flow's data crosses at least one link")
+        route: list[int] = []
+        for j, name in enumerate(names):
+            if name not in self.index:
+                raise ScenarioError(f"{path}[{j}]", f"no link named {name!r} (links: {', '.join(self.index)})")
+            if self.index[name] in route:
+                raise ScenarioError(f"{path}[{j}]", f"{name!r} is already on the path")
+            route.append(self.index[name])
+        return route
+
+    def bdp_rtt_ns(self, k: int, flows: list[dict[str, Any]]) -> int:
+        """The RTT of link ``k``'s BDP unit: the longest base RTT of the
+        flows that cross it either way (of all flows if none does)."""
+        crossing = [f for f in flows if k in f["path"] or k in f.get("reverse_path", ())] or flows
+        return max(topology.base_rtt_ns(self.delay_ns, f) for f in crossing)
 
 
 def resolve(
@@ -529,6 +743,12 @@ def resolve(
     interval_ns = _unit("output.interval", units.parse_time, (model.output or Output()).interval)
     if interval_ns > duration_ns:
         raise ScenarioError("output.interval", "longer than the run's duration")
+
+    if model.bottleneck is not None and model.link is not None:
+        raise ScenarioError("link", "give [bottleneck] (the dumbbell) or [[link]] tables (a topology), not both")
+    if model.bottleneck is None and model.link is None:
+        raise ScenarioError("bottleneck", "required key is missing (or [[link]] tables for a topology)")
+    routes = _Topology(model.link, limits) if model.link is not None else None
 
     # Flows first: the BDP unit depends on their RTTs.
     flows: list[dict[str, Any]] = []
@@ -585,104 +805,31 @@ def resolve(
         ecn = {True: "classic", False: "off", None: "off"}.get(flow.ecn, flow.ecn)
         if ecn != "off":
             entry["ecn"] = ecn  # only when used: other configs stay as they were
+        if routes is None:
+            for key in ("path", "reverse"):
+                if getattr(flow, key) is not None:
+                    raise ScenarioError(f"{path}.{key}", "routes need [[link]] tables: with [bottleneck] every flow "
+                                                         "crosses it")
+        else:
+            entry["path"] = routes.route(f"{path}.path", flow.path, required=True)
+            if flow.reverse:
+                entry["reverse_path"] = routes.route(f"{path}.reverse", flow.reverse, required=False)
         flows.extend(copy.deepcopy(entry) for _ in range(flow.count))
 
-    bn = model.bottleneck
     if len(flows) > limits["max_flows"]:
         raise ScenarioError("flow", f"{len(flows)} flows (counts included) are above the engine's limit of "
                                     f"{limits['max_flows']}")
-    trace = None
-    if bn.trace is not None:
-        from .link_trace import read_trace
-
-        if bn.rate is not None:
-            raise ScenarioError("bottleneck.rate", "give a rate or a trace, not both (the trace sets the rate)")
-        if bn.schedule:
-            raise ScenarioError("bottleneck.schedule", "a trace sets the rate over time; give no schedule with it")
-        trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
-        trace = read_trace(trace_path, limits)
-        # The trace's mean rate: what BDP-sized buffers and limits use.
-        rate_bps = trace["opportunities"] * trace["opportunity_bytes"] * 8 * 1_000_000_000 // trace["period_ns"]
-        if rate_bps == 0:
-            raise ScenarioError("bottleneck.trace", f"{bn.trace!r} averages below 1 bit/s")
-        check_limits("bottleneck.trace", bn.trace, rate_bps, "bps", limits,
-                     shown=f"{bn.trace!r} averages {units.format_rate(rate_bps)}, which")
-    elif bn.rate is None:
-        raise ScenarioError("bottleneck.rate", "required key is missing (or a link trace: bottleneck.trace = \"FILE\")")
+    if routes is None:
+        assert model.bottleneck is not None
+        # The dumbbell: the flows' RTTs are their whole base RTTs.
+        resolved = [_resolve_link(model.bottleneck, "bottleneck", max(f["rtt_ns"] for f in flows),
+                                  duration_ns=duration_ns, limits=limits, base_dir=base_dir)]
     else:
-        rate_bps = _unit("bottleneck.rate", units.parse_rate, bn.rate)
-        check_limits("bottleneck.rate", bn.rate, rate_bps, "bps", limits)
-    bdp = units.bdp_bytes(rate_bps, max(f["rtt_ns"] for f in flows))
-
-    def size(path: str, text: str) -> int:
-        nbytes = _unit(path, units.parse_size, text).resolve(bdp)
-        if nbytes <= 0:
-            raise ScenarioError(path, f"{text!r} resolves to {nbytes} bytes")
-        return nbytes
-
-    buffer_bytes = size("bottleneck.buffer", bn.buffer)
-    check_limits("bottleneck.buffer", bn.buffer, buffer_bytes, "bytes", limits)
-    if buffer_bytes < units.PACKET_WIRE_BYTES:
-        raise ScenarioError(
-            "bottleneck.buffer",
-            f"{bn.buffer!r} is {buffer_bytes} bytes, less than one packet ({units.PACKET_WIRE_BYTES} B)",
-        )
-
-    red = None
-    if bn.aqm == "red":
-        if bn.red is None:
-            raise ScenarioError("bottleneck.red", "aqm = \"red\" needs a [bottleneck.red] table (min, max, max_p)")
-        red_min = size("bottleneck.red.min", bn.red.min)
-        check_limits("bottleneck.red.min", bn.red.min, red_min, "bytes", limits)
-        red_max = size("bottleneck.red.max", bn.red.max)
-        check_limits("bottleneck.red.max", bn.red.max, red_max, "bytes", limits)
-        if red_min >= red_max:
-            raise ScenarioError("bottleneck.red.max", f"must be above red.min ({red_max} <= {red_min} bytes)")
-        red = {
-            "min_bytes": red_min,
-            "max_bytes": red_max,
-            "max_p": float(bn.red.max_p),
-            "wq": float(bn.red.wq),
-            "byte_mode": bn.red.byte_mode,
-            **({"ecn": True} if bn.red.ecn else {}),
-        }
-    elif bn.red is not None:
-        raise ScenarioError("bottleneck.red", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"red\")")
-
-    fq = None
-    if bn.aqm == "fq":
-        quantum_text = (bn.fq or Fq()).quantum
-        quantum = size("bottleneck.fq.quantum", quantum_text)
-        check_limits("bottleneck.fq.quantum", quantum_text, quantum, "bytes", limits)
-        fq = {"quantum_bytes": quantum}
-    elif bn.fq is not None:
-        raise ScenarioError("bottleneck.fq", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"fq\")")
-
-    aqm_tables, aqm_human = resolve_tables(bn, size, limits)
-    mark_threshold = resolve_mark_threshold(bn.mark_threshold, bn.aqm, size, limits)
-
-    policer = None
-    if bn.policer is not None:
-        policer_rate = _unit("bottleneck.policer.rate", units.parse_rate, bn.policer.rate)
-        check_limits("bottleneck.policer.rate", bn.policer.rate, policer_rate, "bps", limits)
-        burst = size("bottleneck.policer.burst", bn.policer.burst)
-        check_limits("bottleneck.policer.burst", bn.policer.burst, burst, "bytes", limits)
-        if burst < units.PACKET_WIRE_BYTES:
-            raise ScenarioError(
-                "bottleneck.policer.burst",
-                f"{bn.policer.burst!r} is {burst} bytes, less than one packet ({units.PACKET_WIRE_BYTES} B): "
-                "nothing would pass",
-            )
-        policer = {"rate_bps": policer_rate, "burst_bytes": burst}
-
-    schedule = _resolve_schedule(
-        bn.schedule, "bottleneck.schedule", duration_ns,
-        what="rate", key="rate_bps", field="rate", parse=units.parse_rate,
-    )
-
-    for j, change in enumerate(schedule):
-        check_limits(f"bottleneck.schedule[{j}].rate", bn.schedule[j].rate, change["rate_bps"], "bps", limits)
-    _check_run_size(limits, duration_ns, interval_ns, len(flows), max([rate_bps] + [c["rate_bps"] for c in schedule]))
+        resolved = [_resolve_link(link, f"link[{k}]", routes.bdp_rtt_ns(k, flows),
+                                  duration_ns=duration_ns, limits=limits, base_dir=base_dir)
+                    for k, link in enumerate(routes.links)]
+    _check_run_size(limits, duration_ns, interval_ns, len(flows), len(resolved),
+                    max(link.max_rate_bps for link in resolved))
 
     measure = model.measure or Measure()
     from_ns = duration_ns // 3
@@ -705,21 +852,9 @@ def resolve(
         "interval_ns": interval_ns,
         "mss": units.MSS_BYTES,
         "wire_overhead": units.WIRE_OVERHEAD_BYTES,
-        "bottleneck": {
-            "rate_bps": rate_bps,
-            "buffer_bytes": buffer_bytes,
-            "aqm": bn.aqm,
-            "red": red,
-            "loss": float(bn.loss),
-            "schedule": schedule,
-            # Only when used, so that other scenarios' configs (and their
-            # summary.json) stay as they were.
-            **({"fq": fq} if fq is not None else {}),
-            **aqm_tables,
-            **({"mark_threshold": mark_threshold} if mark_threshold is not None else {}),
-            **({"policer": policer} if policer is not None else {}),
-            **({"trace": trace} if trace is not None else {}),
-        },
+        "bottleneck": resolved[0].config,
+        # Only for a topology, so that other configs stay as they were.
+        **({"links": [link.config for link in resolved[1:]]} if len(resolved) > 1 else {}),
         "flows": flows,
     }
     host_config, host_human = resolve_host(model.host, base_dir, limits)
@@ -730,17 +865,9 @@ def resolve(
     human["host"] = host_human
     human["measure"] = {"from": units.format_time(from_ns), "to": units.format_time(to_ns)}
     human["output"] = {"interval": units.format_time(interval_ns)}
-    human["bottleneck"]["buffer_bytes"] = buffer_bytes
-    if fq is not None:
-        human["bottleneck"]["fq"] = {"quantum": (bn.fq or Fq()).quantum, "quantum_bytes": fq["quantum_bytes"]}
-    human["bottleneck"].update(aqm_human)
-    if policer is not None:
-        human["bottleneck"]["policer"]["burst_bytes"] = policer["burst_bytes"]
-    human["bottleneck"]["bdp_bytes"] = bdp
-    if trace is not None:
-        human["bottleneck"]["trace_opportunities"] = trace["opportunities"]
-        human["bottleneck"]["trace_period"] = units.format_time(trace["period_ns"])
-        human["bottleneck"]["trace_mean_rate"] = units.format_rate(rate_bps)
+    for link, link_human in zip(resolved, human["link"] if routes is not None else [human["bottleneck"]],
+                                strict=True):
+        link.add_human(link_human)
     for i, flow_params in params_human.items():
         human["flow"][i]["params"] = flow_params
     return ResolvedScenario(name=name, model=model, human=human, config=config, base_dir=base_dir)

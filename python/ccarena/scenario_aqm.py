@@ -76,17 +76,20 @@ def _sixteenths(path: str, value: float | int) -> int:
     return int(n)
 
 
-def resolve_tables(bn: Any, size: Any, limits: Mapping[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
+def resolve_tables(
+    bn: Any, size: Any, limits: Mapping[str, int], at: str = "bottleneck"
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The engine config entries (``{"codel": {...}}``) and their human
-    form for summary.json, for the AQM chosen in ``bn``; ``size`` resolves a
-    size string to bytes; every value within the engine's ``limits``. A
-    table given for another AQM is an error."""
+    form for summary.json, for the AQM chosen in ``bn`` (the link at field
+    path ``at``); ``size`` resolves a size string to bytes; every value
+    within the engine's ``limits``. A table given for another AQM is an
+    error."""
     config: dict[str, Any] = {}
     human: dict[str, Any] = {}
 
     def value(table: Any, key: str, field: str, unit: str) -> int:
         """The field in the engine's unit, checked against its limits."""
-        path, text = f"bottleneck.{key}.{field}", getattr(table, field)
+        path, text = f"{at}.{key}.{field}", getattr(table, field)
         if unit == "ns":
             resolved = units.parse_time(text, allow_zero=True)
         elif unit == "bytes":
@@ -102,7 +105,7 @@ def resolve_tables(bn: Any, size: Any, limits: Mapping[str, int]) -> tuple[dict[
         given = getattr(bn, key)
         if bn.aqm != key:
             if given is not None:
-                raise ScenarioError(f"bottleneck.{key}", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"{key}\")")
+                raise ScenarioError(f"{at}.{key}", f"given, but aqm is \"{bn.aqm}\" (set aqm = \"{key}\")")
             continue
         t = given or model()
         human[key] = t.model_dump()
@@ -111,10 +114,12 @@ def resolve_tables(bn: Any, size: Any, limits: Mapping[str, int]) -> tuple[dict[
     return config, human
 
 
-def resolve_mark_threshold(text: str | None, aqm: str, size: Any, limits: Mapping[str, int]) -> dict[str, int] | None:
+def resolve_mark_threshold(text: str | None, aqm: str, size: Any, limits: Mapping[str, int],
+                           at: str = "bottleneck") -> dict[str, int] | None:
     """``mark_threshold = "20pkt" | "30KB" | "1ms"`` as the engine's
-    ``{"packets": n}`` / ``{"bytes": n}`` / ``{"ns": n}``, within its limits."""
-    path = "bottleneck.mark_threshold"
+    ``{"packets": n}`` / ``{"bytes": n}`` / ``{"ns": n}``, within its limits
+    (``at``: the link's field path, ``bottleneck`` or ``link[k]``)."""
+    path = f"{at}.mark_threshold"
     if text is None:
         return None
     if aqm != "droptail":

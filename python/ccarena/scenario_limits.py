@@ -82,7 +82,13 @@ FIELD_LIMITS: dict[str, tuple[str, ...]] = {
     "host.ack_delay_ns": ("max_host_points", "max_host_delay_ns"),
     "host.timer_lateness_ns": ("max_host_points", "max_host_delay_ns"),
     "host.stall_length_ns": ("max_host_points", "max_host_delay_ns"),
+    # A topology's link delay (how many links it has is a run-size limit,
+    # max_links, checked where they are read).
+    "link[].delay": ("max_rtt_ns",),
 }
+# A [[link]] takes every key of [bottleneck], with the same bounds.
+FIELD_LIMITS.update({f"link[].{key.removeprefix('bottleneck.')}": bounds
+                     for key, bounds in list(FIELD_LIMITS.items()) if key.startswith("bottleneck.")})
 
 
 def engine_limits() -> dict[str, int]:

@@ -64,16 +64,20 @@ def flow_columns(raw: dict[str, Any]) -> dict[str, "np.ndarray"]:
 
 
 def link_columns(raw: dict[str, Any]) -> dict[str, "np.ndarray"]:
-    """link.parquet's columns, one row per interval at the bottleneck."""
+    """link.parquet's columns, one row per interval at the bottleneck (a
+    topology's: per interval and link, with the link's index)."""
     import numpy as np
 
     s = raw["link_series"]
     t_ns = np.asarray(s["t_ns"], dtype=np.int64)
     # Each sample covers (previous sample, this sample]; the first from 0.
-    span_s = np.diff(t_ns, prepend=0) / 1e9
+    # A topology's rows are (sample, link): the previous sample of the same link.
+    n_links = int(s["link"].max()) + 1 if "link" in s and len(s["link"]) else 1
+    span_s = np.diff(t_ns.reshape(-1, n_links), axis=0, prepend=0).reshape(-1) / 1e9
     tx_bits = np.asarray(s["tx_bytes"], dtype=np.float64) * 8
     return {
         "t_s": _scaled(s["t_ns"], 1e-9),
+        **({"link": _ints(s["link"], "uint32")} if "link" in s else {}),
         "queue_bytes": _ints(s["queue_bytes"], "uint64"),
         "queue_delay_ms": _scaled(s["queue_delay_us"], 1e-3),
         "drops": _ints(s["drops"], "uint64"),

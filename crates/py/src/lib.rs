@@ -61,7 +61,7 @@ fn simulate<'py>(
     // Ok(None) from the engine (stopped) becomes None: engine_call's interrupt.
     let result = engine_call(py, progress, |should_stop| sim::run_with(&config, should_stop).transpose())?
         .map_err(PyValueError::new_err)?;
-    let counters = Counters { flows: &result.flows, link: &result.link, events: result.events };
+    let counters = Counters { flows: &result.flows, link: &result.link, links: &result.links, events: result.events };
     let counters = serde_json::to_string(&counters)
         .map_err(|e| PyValueError::new_err(format!("result: cannot serialise: {e}")))?;
     let columns = |cols: &[(&'static str, Column<'_>)]| -> PyResult<Bound<'py, PyList>> {
@@ -83,6 +83,9 @@ fn simulate<'py>(
 struct Counters<'a> {
     flows: &'a [sim::result::FlowResult],
     link: &'a sim::result::LinkResult,
+    /// A topology's links after the first (left out for the dumbbell).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    links: &'a [sim::result::LinkResult],
     events: u64,
 }
 

@@ -29,7 +29,12 @@ pub struct SimConfig {
     /// Bytes a full data segment occupies on the bottleneck wire
     /// (payload + TCP/IP/timestamp headers + Ethernet: 1448 + 66 = 1514).
     pub wire_overhead: u32,
+    /// The first link: the dumbbell's bottleneck, or a topology's link 0.
     pub bottleneck: BottleneckConfig,
+    /// A topology's further links (the scenario's `[[link]]` after the
+    /// first), link `k + 1` in a flow's path; empty: the dumbbell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<BottleneckConfig>,
     pub flows: Vec<FlowConfig>,
     /// What the hosts add to the timing ([`crate::host`]); None: ideal
     /// hosts (`host = "ideal"`), exact timing.
@@ -60,7 +65,10 @@ pub struct HostConfig {
     pub stall_length_ns: Vec<(f64, u64)>,
 }
 
-/// The shared bottleneck link, forward direction only (ACKs are not queued).
+/// One direction of a link: a queue and a serialiser, then `delay_ns` of
+/// propagation. The dumbbell has one (the shared bottleneck, which ACKs
+/// do not cross); a topology has several, and each flow's data crosses
+/// its `path` of them and its ACKs its `reverse_path`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BottleneckConfig {
@@ -104,6 +112,10 @@ pub struct BottleneckConfig {
     /// trace's mean rate (what BDP-sized buffers and limits use).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceConfig>,
+    /// Propagation delay after the serialiser, one way, ns (the dumbbell's
+    /// bottleneck: 0, its flows' `rtt_ns` holds every delay).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delay_ns: u64,
 }
 
 /// A mahimahi-style link trace ([`crate::trace_link`]), resolved.
@@ -165,6 +177,7 @@ impl BottleneckConfig {
             loss: 0.0,
             schedule: vec![],
             trace: None,
+            delay_ns: 0,
         }
     }
 }
@@ -299,7 +312,9 @@ pub struct RateChange {
 pub struct FlowConfig {
     /// Congestion control name, as registered by cc-native ("bbr", "cubic").
     pub cc: String,
-    /// Base round-trip time, ns (split evenly: data path and ACK path).
+    /// Base round-trip time of the flow's own hosts, ns, split evenly
+    /// between the data and the ACK direction; the links' delays on its
+    /// paths add to it (none in the dumbbell).
     pub rtt_ns: u64,
     /// Time the flow starts sending, ns.
     pub start_ns: u64,
@@ -328,6 +343,61 @@ pub struct FlowConfig {
     /// which breaks the phase lock of ACK-clocked senders ([`crate::jitter`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub jitter_ns: u64,
+    /// The links the flow's data crosses, in order, by index (0: the
+    /// `bottleneck`, k: `links[k - 1]`); empty: the bottleneck alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<u32>,
+    /// The links its ACKs cross, in order; empty: the ACKs queue nowhere
+    /// and take the mirror of the data path's delays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reverse_path: Vec<u32>,
+}
+
+impl FlowConfig {
+    /// The data path's links (the bottleneck alone when none is given).
+    pub fn data_links(&self) -> &[u32] {
+        if self.path.is_empty() {
+            &[0]
+        } else {
+            &self.path
+        }
+    }
+}
+
+impl SimConfig {
+    /// Link `k` of the topology (0: the bottleneck).
+    pub fn link(&self, k: usize) -> &BottleneckConfig {
+        if k == 0 {
+            &self.bottleneck
+        } else {
+            &self.links[k - 1]
+        }
+    }
+
+    /// Links in the topology (1 for the dumbbell).
+    pub fn n_links(&self) -> usize {
+        1 + self.links.len()
+    }
+
+    /// Whether the scenario names its links (`[[link]]`) rather than the
+    /// dumbbell's one bottleneck: field paths then say `link[k]`.
+    pub fn is_topology(&self) -> bool {
+        !self.links.is_empty() || self.flows.iter().any(|f| !f.path.is_empty() || !f.reverse_path.is_empty())
+    }
+
+    /// The field path of link `k` in the front end's errors.
+    pub fn link_field(&self, k: usize) -> String {
+        if self.is_topology() {
+            format!("link[{k}]")
+        } else {
+            "bottleneck".into()
+        }
+    }
+
+    /// A flow's one-way propagation delay over the links of `path`, ns.
+    pub fn path_delay_ns(&self, path: &[u32]) -> u64 {
+        path.iter().map(|&k| self.link(k as usize).delay_ns).sum()
+    }
 }
 
 fn is_zero(v: &u64) -> bool {

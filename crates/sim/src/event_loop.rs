@@ -1,11 +1,14 @@
-//! The event loop: owns every part of one simulated dumbbell and moves
-//! packets between them.
+//! The event loop: owns every part of one simulated network and moves
+//! packets between them. The dumbbell:
 //!
 //! ```text
 //!  sender i --(data)--> bottleneck queue --(serialise)--> data pipe i (rtt_i/2)
 //!     ^                                                        |
 //!     +----------------- ack pipe i (rtt_i/2) <--(ACK)--- receiver i
 //! ```
+//! A topology ([`crate::topology`]) has several links; a flow's data
+//! crosses those of its path, each a queue, a serialiser and a delay, and
+//! its ACKs those of its reverse path (if any) before the ACK pipe.
 //! The hosts at both ends ([`crate::host`]) add their timing: a flow's
 //! start phase, each ACK's turnaround (in the ACK pipe), a sender timer's
 //! lateness, and stalls of the path, which hold the packets on their way
@@ -14,7 +17,7 @@
 //!
 //! Time is integer nanoseconds; events with equal times run in scheduling
 //! order ([`EventQueue`]). Each pipe has at most one pending event (its
-//! head), the link one valid event (the end of the current transmission;
+//! head), each link one valid event (the end of the current transmission;
 //! one a rate change moved is recognised by generation), and each sender
 //! one valid wake-up (older ones are recognised by generation).
 //!
@@ -24,7 +27,7 @@
 //! ([`crate::distribution`]); only the telemetry grows, by one row per
 //! flow and interval.
 
-use crate::bottleneck::{nanobits_to_bytes, Bottleneck, LinkCounters, Offer};
+use crate::bottleneck::{nanobits_to_bytes, Bottleneck, Offer};
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
 use crate::host::{FlowHost, Stalls};
@@ -33,6 +36,7 @@ use crate::packet::{AckPacket, DataPacket};
 use crate::pipe::Pipe;
 use crate::receiver::{Receiver, RxAction};
 use crate::result::{FlowResult, LinkResult, SimResult};
+use crate::topology::{ack_wire_bytes, next_hop, AckStore, Link};
 use crate::rng::SimRng;
 use crate::tcp::{SenderConfig, TcpSender};
 use crate::telemetry::{FlowCounters, FlowSnapshot, Recorder};
@@ -52,19 +56,25 @@ enum Event {
     FlowStart(u32),
     /// The sender asked to be polled; valid only with the current generation.
     SenderWake { flow: u32, gen: u32 },
-    /// The bottleneck finished serialising its packet; valid only with the
-    /// current link generation (a rate change moves the end).
-    LinkTxDone { gen: u32 },
+    /// A link finished serialising its packet; valid only with the link's
+    /// current generation (a rate change moves the end).
+    LinkTxDone { link: u32, gen: u32 },
+    /// The head of a link's propagation pipe reaches the link's far end.
+    LinkWire(u32),
     /// The head of flow's data pipe reaches the receiver.
     DataPipe(u32),
     /// The head of flow's ACK pipe reaches the sender.
     AckPipe(u32),
     /// The head of flow's egress (packets a stall held) reaches the link.
     Egress(u32),
+    /// The head of flow's ACK egress (a reverse path's flow: the host's
+    /// turnaround) reaches the first link of its reverse path.
+    AckOut(u32),
     /// Flow's receiver timer: delayed ACK or SACK compression (the
     /// receiver ignores it if an ACK sent since made it moot).
     AckTimer(u32),
-    RateChange(u32),
+    /// Index into a link's rate schedule.
+    RateChange { link: u32, idx: u32 },
     /// Flow's base RTT changes (index into its rtt_schedule).
     RttChange { flow: u32, idx: u32 },
     Sample,
@@ -77,6 +87,13 @@ struct Flow {
     receiver: Receiver,
     data_pipe: Pipe<DataPacket>,
     ack_pipe: Pipe<AckPacket>,
+    /// A flow with a reverse path: its ACKs after the host's turnaround,
+    /// on their way to the first link of that path (None: the ACK pipe
+    /// takes them straight from the receiver).
+    ack_out: Option<Pipe<AckPacket>>,
+    /// What the ACK pipe adds to the second half of the flow's own RTT: the
+    /// mirror of its data path's delays when it has no reverse path.
+    ack_extra_ns: u64,
     /// Packets sent during a stall of the path, held until it ends (and
     /// those behind them, in order); empty without stalls.
     egress: Pipe<DataPacket>,
@@ -116,13 +133,14 @@ pub struct Simulation {
     now_ns: u64,
     events: EventQueue<Event>,
     rng: SimRng,
-    link: Bottleneck,
-    /// Generation of the link's pending completion event.
-    link_gen: u32,
+    /// The links: 0 is the bottleneck (the dumbbell's only one).
+    links: Vec<Link>,
+    /// ACKs inside the links of reverse paths.
+    acks: AckStore,
+    /// Whether the window has closed (the links' and flows' end counters).
+    window_closed: bool,
     flows: Vec<Flow>,
     recorder: Recorder,
-    link_at_from: LinkCounters,
-    link_at_to: Option<LinkCounters>,
     /// The hosts' stalls (nothing arrives and no timer fires during one).
     stalls: Stalls,
     /// Reused buffer for packets a sender emits in one poll.
@@ -130,7 +148,7 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds the dumbbell. `cfg` must have passed [`crate::validate`].
+    /// Builds the network. `cfg` must have passed [`crate::validate`].
     pub fn new(cfg: SimConfig) -> Self {
         let mut rng = SimRng::new(cfg.seed);
         let wire_bytes = cfg.mss + cfg.wire_overhead;
@@ -154,13 +172,22 @@ impl Simulation {
                     },
                     ops,
                 );
-                // Base RTT split evenly between the two directions.
+                // The hosts' RTT split evenly between the two directions.
                 let fwd = f.rtt_ns / 2;
+                // The host's jitter goes where the ACK leaves the receiver.
+                let jitter = Jitter::for_flow(f.jitter_ns, cfg.seed, i);
+                let (ack_extra_ns, ack_out, ack_jitter) = if f.reverse_path.is_empty() {
+                    (cfg.path_delay_ns(f.data_links()), None, jitter)
+                } else {
+                    (0, Some(Pipe::with_jitter(0, jitter)), Jitter::none())
+                };
                 Flow {
                     sender,
                     receiver: Receiver::new(i as u32, cfg.mss, f.ecn),
                     data_pipe: Pipe::new(fwd),
-                    ack_pipe: Pipe::with_jitter(f.rtt_ns - fwd, Jitter::for_flow(f.jitter_ns, cfg.seed, i)),
+                    ack_pipe: Pipe::with_jitter(f.rtt_ns - fwd + ack_extra_ns, ack_jitter),
+                    ack_out,
+                    ack_extra_ns,
                     egress: Pipe::new(0),
                     host: FlowHost::for_flow(cfg.host.as_ref(), cfg.seed, i),
                     wake_gen: 0,
@@ -173,17 +200,21 @@ impl Simulation {
                 }
             })
             .collect();
-        let link = Bottleneck::new(&cfg.bottleneck, n, wire_bytes);
+        // ACKs in links queue under their own flow keys, n + flow.
+        let keys = if cfg.flows.iter().any(|f| !f.reverse_path.is_empty()) { 2 * n } else { n };
+        let links: Vec<Link> = (0..cfg.n_links())
+            .map(|k| Link::new(Bottleneck::new(cfg.link(k), keys, wire_bytes), cfg.link(k).delay_ns))
+            .collect();
+        let samples = (cfg.duration_ns / cfg.interval_ns) as usize;
         let mut sim = Self {
             now_ns: 0,
             events: EventQueue::default(),
             rng,
-            link,
-            link_gen: 0,
+            recorder: Recorder::new(cfg.interval_ns, n, links.len(), samples),
+            links,
+            acks: AckStore::default(),
+            window_closed: false,
             flows,
-            recorder: Recorder::new(cfg.interval_ns, n, (cfg.duration_ns / cfg.interval_ns) as usize),
-            link_at_from: Default::default(),
-            link_at_to: None,
             stalls: Stalls::new(cfg.host.as_ref(), cfg.seed),
             out: Vec::with_capacity(64),
             cfg,
@@ -197,8 +228,10 @@ impl Simulation {
                 sim.events.schedule(c.at_ns, Event::RttChange { flow: f as u32, idx: idx as u32 });
             }
         }
-        for (i, c) in sim.cfg.bottleneck.schedule.iter().enumerate() {
-            sim.events.schedule(c.at_ns, Event::RateChange(i as u32));
+        for k in 0..sim.cfg.n_links() {
+            for (i, c) in sim.cfg.link(k).schedule.iter().enumerate() {
+                sim.events.schedule(c.at_ns, Event::RateChange { link: k as u32, idx: i as u32 });
+            }
         }
         sim.events.schedule(sim.cfg.measure_from_ns, Event::MeasureStart);
         if sim.cfg.measure_to_ns < sim.cfg.duration_ns {
@@ -234,7 +267,7 @@ impl Simulation {
             }
         }
         self.now_ns = end;
-        if self.link_at_to.is_none() {
+        if !self.window_closed {
             self.measure_end();
         }
         true
@@ -245,11 +278,19 @@ impl Simulation {
         match ev {
             Event::FlowStart(f) => {
                 // The SYN exchange gave Linux a first RTT sample: the base
-                // RTT plus the queue the SYN waited behind.
-                let queue_ns =
-                    (self.link.queue_bytes() as u128 * 8 * 1_000_000_000 / self.link.rate_bps() as u128) as u64;
+                // RTT plus the queues the SYN and its SYN-ACK waited behind.
+                let fc = &self.cfg.flows[f as usize];
+                let queue_ns: u64 = fc
+                    .data_links()
+                    .iter()
+                    .chain(&fc.reverse_path)
+                    .map(|&k| {
+                        let q = &self.links[k as usize].queue;
+                        (q.queue_bytes() as u128 * 8 * 1_000_000_000 / q.rate_bps() as u128) as u64
+                    })
+                    .sum();
+                let rtt_ns = self.base_rtt_ns(f) + queue_ns;
                 let fl = &mut self.flows[f as usize];
-                let rtt_ns = self.cfg.flows[f as usize].rtt_ns + queue_ns;
                 fl.sender.set_handshake_rtt(rtt_ns);
                 fl.receiver.set_handshake_rtt(rtt_ns);
                 fl.sender.start(now);
@@ -262,17 +303,29 @@ impl Simulation {
                     self.poll_sender(flow);
                 }
             }
-            Event::LinkTxDone { gen } => {
-                if gen != self.link_gen {
+            Event::LinkTxDone { link, gen } => {
+                let l = &mut self.links[link as usize];
+                if gen != l.gen {
                     return; // moved by a rate change
                 }
-                let (pkt, next) = self.link.complete_tx(now);
+                let (pkt, next) = l.queue.complete_tx(now);
                 if let Some(t) = next {
-                    self.events.schedule(t, Event::LinkTxDone { gen });
+                    self.events.schedule(t, Event::LinkTxDone { link, gen });
                 }
-                let f = pkt.flow;
-                if let Some(t) = self.flows[f as usize].data_pipe.push(now, pkt) {
-                    self.events.schedule(t, Event::DataPipe(f));
+                self.free_dropped_acks(link);
+                let l = &mut self.links[link as usize];
+                if l.delay_ns == 0 {
+                    self.leave_link(link, pkt);
+                } else if let Some(t) = l.wire.push(now, pkt) {
+                    self.events.schedule(t, Event::LinkWire(link));
+                }
+            }
+            Event::LinkWire(link) => {
+                while let Some(pkt) = self.links[link as usize].wire.pop_due(now) {
+                    self.leave_link(link, pkt);
+                }
+                if let Some(t) = self.links[link as usize].wire.head_exit_ns() {
+                    self.events.schedule(t, Event::LinkWire(link));
                 }
             }
             Event::DataPipe(f) => {
@@ -309,32 +362,56 @@ impl Simulation {
                     self.events.schedule(t, Event::Egress(f));
                 }
             }
+            Event::AckOut(f) => {
+                let first = self.cfg.flows[f as usize].reverse_path[0];
+                let n = self.flows.len() as u32;
+                let header = self.cfg.wire_overhead;
+                while let Some(ack) = self.flows[f as usize].ack_out.as_mut().and_then(|p| p.pop_due(now)) {
+                    let envelope = DataPacket {
+                        flow: n + f,
+                        seq: 0,
+                        wire_bytes: ack_wire_bytes(&ack, header),
+                        sent_ns: now,
+                        ..Default::default()
+                    };
+                    let slot = self.acks.put(ack);
+                    self.offer_to(first, DataPacket { seq: slot, ..envelope });
+                }
+                if let Some(t) = self.flows[f as usize].ack_out.as_ref().and_then(Pipe::head_exit_ns) {
+                    self.events.schedule(t, Event::AckOut(f));
+                }
+            }
             Event::AckTimer(f) => {
                 if let Some(ack) = self.flows[f as usize].receiver.on_timer(now) {
                     self.send_ack(f, ack);
                 }
             }
-            Event::RateChange(i) => {
-                let rate = self.cfg.bottleneck.schedule[i as usize].rate_bps;
-                if let Some(t) = self.link.change_rate(now, rate) {
-                    self.link_gen = self.link_gen.wrapping_add(1);
-                    self.events.schedule(t, Event::LinkTxDone { gen: self.link_gen });
+            Event::RateChange { link, idx } => {
+                let rate = self.cfg.link(link as usize).schedule[idx as usize].rate_bps;
+                let l = &mut self.links[link as usize];
+                if let Some(t) = l.queue.change_rate(now, rate) {
+                    l.gen = l.gen.wrapping_add(1);
+                    self.events.schedule(t, Event::LinkTxDone { link, gen: l.gen });
                 }
             }
             Event::RttChange { flow, idx } => {
                 let rtt = self.cfg.flows[flow as usize].rtt_schedule[idx as usize].rtt_ns;
                 let fl = &mut self.flows[flow as usize];
                 fl.data_pipe.set_delay(rtt / 2);
-                fl.ack_pipe.set_delay(rtt - rtt / 2);
+                fl.ack_pipe.set_delay(rtt - rtt / 2 + fl.ack_extra_ns);
             }
             Event::Sample => {
-                let link = &self.link;
+                let (links, cfg) = (&self.links, &self.cfg);
                 let snaps = self.flows.iter().enumerate().map(|(i, f)| FlowSnapshot {
                     counters: f.counters(),
                     sender: f.sender.telemetry(),
-                    queue_bytes: link.flow_queue_bytes(i),
+                    queue_bytes: cfg.flows[i]
+                        .data_links()
+                        .iter()
+                        .map(|&k| links[k as usize].queue.flow_queue_bytes(i))
+                        .sum(),
                 });
-                self.recorder.sample(now, snaps, link);
+                self.recorder.sample(now, snaps, self.links.iter().map(|l| &l.queue));
                 self.events.schedule(now + self.cfg.interval_ns, Event::Sample);
             }
             Event::MeasureStart => {
@@ -342,8 +419,10 @@ impl Simulation {
                     f.at_from = f.counters();
                     f.sender.set_rtt_recording(true);
                 }
-                self.link_at_from = self.link.counters(now);
-                self.link.record_window(true);
+                for l in &mut self.links {
+                    l.at_from = l.queue.counters(now);
+                    l.queue.record_window(true);
+                }
             }
             Event::MeasureEnd => self.measure_end(),
         }
@@ -354,8 +433,60 @@ impl Simulation {
             f.at_to = Some(f.counters());
             f.sender.set_rtt_recording(false);
         }
-        self.link_at_to = Some(self.link.counters(self.now_ns));
-        self.link.record_window(false);
+        for l in &mut self.links {
+            l.at_to = Some(l.queue.counters(self.now_ns));
+            l.queue.record_window(false);
+        }
+        self.window_closed = true;
+    }
+
+    /// Flow `f`'s base RTT: its hosts' own and its links' delays both ways.
+    fn base_rtt_ns(&self, f: u32) -> u64 {
+        let fc = &self.cfg.flows[f as usize];
+        fc.rtt_ns + self.cfg.path_delay_ns(fc.data_links()) + self.flows[f as usize].ack_extra_ns
+            + self.cfg.path_delay_ns(&fc.reverse_path)
+    }
+
+    /// A packet leaves `link` (serialised and propagated): a data segment
+    /// moves on to the next link of its flow's path or to the flow's data
+    /// pipe, an ACK to the next link of its reverse path or to the flow's
+    /// ACK pipe.
+    fn leave_link(&mut self, link: u32, pkt: DataPacket) {
+        let now = self.now_ns;
+        let n = self.flows.len() as u32;
+        if pkt.flow < n {
+            let f = pkt.flow;
+            match next_hop(self.cfg.flows[f as usize].data_links(), link) {
+                Some(next) => self.offer_to(next, pkt),
+                None => {
+                    if let Some(t) = self.flows[f as usize].data_pipe.push(now, pkt) {
+                        self.events.schedule(t, Event::DataPipe(f));
+                    }
+                }
+            }
+        } else {
+            let f = pkt.flow - n;
+            match next_hop(&self.cfg.flows[f as usize].reverse_path, link) {
+                Some(next) => self.offer_to(next, pkt),
+                None => {
+                    let ack = self.acks.take(pkt.seq);
+                    if let Some(t) = self.flows[f as usize].ack_pipe.push(now, ack) {
+                        self.events.schedule(t, Event::AckPipe(f));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Frees the slots of the ACKs `link`'s latest offer or completion
+    /// dropped from its queue (pushed out, or dropped at the head).
+    fn free_dropped_acks(&mut self, link: u32) {
+        let n = self.flows.len() as u32;
+        for p in self.links[link as usize].queue.pushed_out() {
+            if p.flow >= n {
+                self.acks.take(p.seq);
+            }
+        }
     }
 
     fn send_ack(&mut self, f: u32, ack: AckPacket) {
@@ -363,7 +494,12 @@ impl Simulation {
         let fl = &mut self.flows[f as usize];
         let turnaround = fl.host.ack_delay();
         let stalls = &mut self.stalls;
-        if let Some(t) = fl.ack_pipe.push_with(now, ack, |t| stalls.release(now, t + turnaround)) {
+        let release = |t| stalls.release(now, t + turnaround);
+        if let Some(out) = &mut fl.ack_out {
+            if let Some(t) = out.push_with(now, ack, release) {
+                self.events.schedule(t, Event::AckOut(f));
+            }
+        } else if let Some(t) = fl.ack_pipe.push_with(now, ack, release) {
             self.events.schedule(t, Event::AckPipe(f));
         }
     }
@@ -402,25 +538,45 @@ impl Simulation {
         }
     }
 
-    /// Offers a packet to the bottleneck now.
+    /// Offers a sender's packet to the first link of its path now.
     fn offer(&mut self, pkt: DataPacket) {
-        match self.link.offer(self.now_ns, pkt, &mut self.rng) {
-            Offer::StartedTx(t) => self.events.schedule(t, Event::LinkTxDone { gen: self.link_gen }),
-            // Drops are counted per flow by the link (under fq a packet of
-            // another flow may be the one that is lost).
-            Offer::Queued | Offer::Dropped(_) => {}
+        let first = self.cfg.flows[pkt.flow as usize].data_links()[0];
+        self.offer_to(first, pkt);
+    }
+
+    /// Offers a packet (a data segment or an ACK's envelope) to `link` now.
+    fn offer_to(&mut self, link: u32, pkt: DataPacket) {
+        let l = &mut self.links[link as usize];
+        match l.queue.offer(self.now_ns, pkt, &mut self.rng) {
+            Offer::StartedTx(t) => self.events.schedule(t, Event::LinkTxDone { link, gen: l.gen }),
+            // Drops are counted per flow key by the link (under fq a packet
+            // of another flow may be the one that is lost).
+            Offer::Queued => {}
+            Offer::Dropped(_) => {
+                if pkt.flow >= self.flows.len() as u32 {
+                    self.acks.take(pkt.seq);
+                }
+            }
         }
+        self.free_dropped_acks(link);
     }
 
     /// The results of a run [`Self::advance`] completed.
     fn finish(&mut self) -> SimResult {
-        let (from, to) = (self.cfg.measure_from_ns, self.cfg.measure_to_ns.min(self.cfg.duration_ns));
-        let link_to = self.link_at_to.expect("window closed");
+        let n = self.flows.len() as u32;
+        let links = &self.links;
+        // A flow's data counters over its path's links, its ACKs' drops
+        // over its reverse path's.
+        let over = |path: &[u32], count: &dyn Fn(&Link) -> u64| -> u64 {
+            path.iter().map(|&k| count(&links[k as usize])).sum()
+        };
         let flows = self
             .flows
             .iter_mut()
             .enumerate()
             .map(|(i, f)| {
+                let fc = &self.cfg.flows[i];
+                let key = i as u32;
                 let end = f.at_to.expect("window closed");
                 let total = f.counters();
                 let tel = f.sender.telemetry();
@@ -432,39 +588,52 @@ impl Simulation {
                     retransmits_total: total.retransmits,
                     sent_segments: f.sent,
                     arrived_segments: f.receiver.arrived_segments(),
-                    dropped_segments: self.link.flow_drops(i),
-                    in_network_segments: self.link.flow_packets(i as u32)
+                    dropped_segments: over(fc.data_links(), &|l| l.queue.flow_drops(i)),
+                    in_network_segments: over(fc.data_links(), &|l| l.packets_of(key))
                         + f.data_pipe.len() as u64
                         + f.egress.len() as u64,
                     rtt_mean_us: rtts.mean(),
                     rtt_p95_us: rtts.percentile(95.0).map(|us| us as f64),
                     rto_count: tel.rto_count,
-                    ce_marked: self.link.flow_marks(i),
+                    ce_marked: over(fc.data_links(), &|l| l.queue.flow_marks(i)),
                     ce_received: f.receiver.ce_packets() as u64,
                     delivered_ce: f.sender.delivered_ce() as u64,
-                    fct_ns: f.completed_ns.map(|t| t - self.cfg.flows[i].start_ns),
+                    fct_ns: f.completed_ns.map(|t| t - fc.start_ns),
+                    acks_dropped: over(&fc.reverse_path, &|l| l.queue.flow_drops((n + key) as usize)),
                 }
             })
             .collect();
-        let link_end = self.link.counters(self.now_ns);
-        let sojourn = self.link.sojourn_window();
-        let mut sojourn_us = |p: f64| sojourn.percentile(p).map(|ns| ns as f64 / 1e3);
-        let (p50, p95, p99) = (sojourn_us(50.0), sojourn_us(95.0), sojourn_us(99.0));
-        let link = LinkResult {
-            tx_bytes_window: nanobits_to_bytes(link_to.tx_nanobits - self.link_at_from.tx_nanobits),
-            capacity_bytes_window: self.cfg.bottleneck.capacity_bytes(from, to),
-            tx_packets_total: link_end.tx_packets,
-            drops_window: link_to.drops - self.link_at_from.drops,
-            marks_window: link_to.marks - self.link_at_from.marks,
-            queue_delay_mean_us: sojourn.mean().map(|ns| ns / 1e3),
-            queue_delay_p50_us: p50,
-            queue_delay_p95_us: p95,
-            queue_delay_p99_us: p99,
-            max_queue_bytes: link_end.max_queue_bytes,
-        };
+        let (from, to) = (self.cfg.measure_from_ns, self.cfg.measure_to_ns.min(self.cfg.duration_ns));
+        let now = self.now_ns;
+        let mut results: Vec<LinkResult> = self
+            .links
+            .iter_mut()
+            .enumerate()
+            .map(|(k, l)| {
+                let link_to = l.at_to.expect("window closed");
+                let link_end = l.queue.counters(now);
+                let sojourn = l.queue.sojourn_window();
+                let mut sojourn_us = |p: f64| sojourn.percentile(p).map(|ns| ns as f64 / 1e3);
+                let (p50, p95, p99) = (sojourn_us(50.0), sojourn_us(95.0), sojourn_us(99.0));
+                LinkResult {
+                    tx_bytes_window: nanobits_to_bytes(link_to.tx_nanobits - l.at_from.tx_nanobits),
+                    capacity_bytes_window: self.cfg.link(k).capacity_bytes(from, to),
+                    tx_packets_total: link_end.tx_packets,
+                    drops_window: link_to.drops - l.at_from.drops,
+                    marks_window: link_to.marks - l.at_from.marks,
+                    queue_delay_mean_us: sojourn.mean().map(|ns| ns / 1e3),
+                    queue_delay_p50_us: p50,
+                    queue_delay_p95_us: p95,
+                    queue_delay_p99_us: p99,
+                    max_queue_bytes: link_end.max_queue_bytes,
+                }
+            })
+            .collect();
+        let link = results.remove(0);
         SimResult {
             flows,
             link,
+            links: results,
             flow_series: std::mem::take(&mut self.recorder.flow_series),
             link_series: std::mem::take(&mut self.recorder.link_series),
             events: self.events.processed(),
@@ -492,6 +661,8 @@ mod tests {
             rtt_schedule: vec![],
             ecn: Default::default(),
             jitter_ns: 0,
+            path: vec![],
+            reverse_path: vec![],
         }
     }
 
@@ -508,6 +679,7 @@ mod tests {
             wire_overhead: 66,
             bottleneck: BottleneckConfig::droptail(100_000_000, 2_000_000),
             flows,
+            links: vec![],
             host: None,
         };
         let with = |mut c: SimConfig, change: &dyn Fn(&mut SimConfig)| {
@@ -584,7 +756,7 @@ mod tests {
             let mut sim = Simulation::new(cfg);
             assert!(sim.advance(&mut |_| false));
             let r = sim.finish();
-            let sojourn = sim.link.sojourn_window();
+            let sojourn = sim.links[0].queue.sojourn_window();
             assert!(sojourn.is_binned(), "{name}: enough samples to leave the exact regime");
             check(name, "queue delay", r.link.queue_delay_p50_us, sojourn, 50.0, 1e3);
             check(name, "queue delay", r.link.queue_delay_p95_us, sojourn, 95.0, 1e3);
@@ -613,6 +785,7 @@ mod tests {
             wire_overhead: 66,
             bottleneck: BottleneckConfig::droptail(100_000_000, 4_000_000),
             flows: vec![sized],
+            links: vec![],
             host: None,
         };
         crate::validate(&cfg).unwrap();

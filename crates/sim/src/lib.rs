@@ -1,10 +1,11 @@
 //! ccarena's simulator engine: a deterministic, packet-level discrete-event
-//! simulation of a dumbbell, whose senders run the congestion controls of
+//! simulation of a dumbbell or a topology of links, whose senders run the congestion controls of
 //! `cc/*.c` exactly where Linux calls `tcp_congestion_ops`.
 //!
 //! Where to look:
-//! - [`event_loop`]: the event loop and the topology;
-//! - [`bottleneck`] and [`qdisc`]: the link, its FIFO and queue disciplines;
+//! - [`event_loop`]: the event loop;
+//! - [`topology`]: a link (queue, serialiser, delay), paths, ACKs in links;
+//! - [`bottleneck`] and [`qdisc`]: a link's queue, its FIFO and queue disciplines;
 //! - [`pipe`]: propagation delay; [`host`]: what real hosts add to the
 //!   timing (measured on Linux); [`jitter`]: a flow's extra ACK delay;
 //! - [`tcp`]: the TCP sender (rate sampling, pacing, loss recovery, CC calls);
@@ -31,6 +32,7 @@ pub mod result;
 pub mod rng;
 pub mod tcp;
 pub mod telemetry;
+pub mod topology;
 pub mod trace_instants;
 pub mod trace_link;
 mod validate;

@@ -132,10 +132,17 @@ pub const MAX_HOST_POINTS: u64 = 64;
 /// the sender's 32-bit sequence space and [`MAX_LINK_SEGMENTS`].
 pub const MAX_FLOW_BYTES: u64 = 1 << 40;
 
+/// Links in a topology (`[[link]]`): 64, more than any topology the
+/// fairness literature studies (a parking lot has a handful). Each link
+/// keeps per-flow counters for its flows and their ACKs (16 bytes × 2 ×
+/// flows), and every packet's next hop is found by a scan of its path, so
+/// a path is at most this long.
+pub const MAX_LINKS: u64 = 64;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
 /// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
 /// `max_` bounds from above, `min_` from below.
-pub fn all() -> [(&'static str, u64); 21] {
+pub fn all() -> [(&'static str, u64); 22] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -158,13 +165,15 @@ pub fn all() -> [(&'static str, u64); 21] {
         ("max_host_stall_rate_hz", MAX_HOST_STALL_RATE_HZ),
         ("max_host_points", MAX_HOST_POINTS),
         ("max_flow_bytes", MAX_FLOW_BYTES),
+        ("max_links", MAX_LINKS),
     ]
 }
 
 /// Telemetry rows a run of `duration_ns` sampled every `interval_ns`
-/// produces with `flows` flows (what [`MAX_SERIES_ROWS`] bounds).
-pub fn series_rows(duration_ns: u64, interval_ns: u64, flows: u64) -> u128 {
-    (duration_ns / interval_ns.max(1)) as u128 * (flows as u128 + 1)
+/// produces with `flows` flows and `links` links, a row each per sample
+/// (what [`MAX_SERIES_ROWS`] bounds).
+pub fn series_rows(duration_ns: u64, interval_ns: u64, flows: u64, links: u64) -> u128 {
+    (duration_ns / interval_ns.max(1)) as u128 * (flows as u128 + links as u128)
 }
 
 /// Full-size segments a link at `max_rate_bps` carries in `duration_ns`
@@ -206,7 +215,7 @@ mod tests {
     #[test]
     fn row_and_segment_counts() {
         // 120 s at 100 ms with two flows: 1200 samples of 3 rows.
-        assert_eq!(series_rows(120_000_000_000, 100_000_000, 2), 3600);
+        assert_eq!(series_rows(120_000_000_000, 100_000_000, 2, 1), 3600);
         // 10 Gbit/s for 1 s: 825,627 full packets of 1514 bytes.
         assert_eq!(link_segments(10_000_000_000, 1_000_000_000, 1514), 825_627);
     }

@@ -10,10 +10,14 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SimResult {
     pub flows: Vec<FlowResult>,
+    /// The bottleneck (a topology's link 0).
     pub link: LinkResult,
+    /// A topology's further links, 1, 2, ... (empty for the dumbbell).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkResult>,
     /// Per-flow telemetry, one row per (interval, flow).
     pub flow_series: FlowSeries,
-    /// Bottleneck telemetry, one row per interval.
+    /// Link telemetry, one row per interval and link.
     pub link_series: LinkSeries,
     /// Events the engine processed (for the benchmark).
     pub events: u64,
@@ -64,6 +68,14 @@ pub struct FlowResult {
     /// one not complete when the run ended (left out of the JSON then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fct_ns: Option<u64>,
+    /// The flow's ACKs its reverse path's links dropped, whole run (left
+    /// out of the JSON when none: always so without a reverse path).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub acks_dropped: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -127,10 +139,15 @@ pub struct FlowSeries {
     pub retransmits: Vec<u64>,
 }
 
-/// Column-oriented bottleneck telemetry.
+/// Column-oriented link telemetry: one row per sample of the bottleneck,
+/// or of every link of a topology (then `link` says which).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct LinkSeries {
     pub t_ns: Vec<u64>,
+    /// A topology's link index (0, 1, ...); empty for the dumbbell, whose
+    /// table has no such column.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub link: Vec<u32>,
     /// Queue occupancy at the sample instant, bytes.
     pub queue_bytes: Vec<u64>,
     /// Mean sojourn time of packets dequeued during the interval, us
@@ -269,21 +286,26 @@ impl FlowSeries {
 
 impl LinkSeries {
     /// Every column by its serialised name (see `FlowSeries::columns`).
-    pub fn columns(&self) -> [(&'static str, Column<'_>); 6] {
-        let Self { t_ns, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
-        [
-            ("t_ns", Column::U64(t_ns)),
+    /// (`link` only for a topology, as serde leaves it out otherwise.)
+    pub fn columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        let Self { t_ns, link, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
+        let mut cols = vec![("t_ns", Column::U64(t_ns))];
+        if !link.is_empty() {
+            cols.push(("link", Column::U32(link)));
+        }
+        cols.extend([
             ("queue_bytes", Column::U64(queue_bytes)),
             ("queue_delay_us", Column::F64(queue_delay_us)),
             ("drops", Column::U64(drops)),
             ("rate_bps", Column::U64(rate_bps)),
             ("tx_bytes", Column::U64(tx_bytes)),
-        ]
+        ]);
+        cols
     }
 
     /// Room for `rows` more rows in every column.
     pub fn reserve(&mut self, rows: usize) {
-        let Self { t_ns, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
+        let Self { t_ns, link: _, queue_bytes, queue_delay_us, drops, rate_bps, tx_bytes } = self;
         t_ns.reserve_exact(rows);
         queue_bytes.reserve_exact(rows);
         queue_delay_us.reserve_exact(rows);

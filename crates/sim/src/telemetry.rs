@@ -1,4 +1,4 @@
-//! Telemetry: samples every flow and the bottleneck once per interval into
+//! Telemetry: samples every flow and every link once per interval into
 //! column vectors ([`FlowSeries`], [`LinkSeries`]). Memory grows with the
 //! number of samples (duration / interval × flows), never with packets;
 //! window statistics of per-packet samples are in [`crate::distribution`].
@@ -25,24 +25,38 @@ pub struct FlowSnapshot {
 pub struct Recorder {
     interval_ns: u64,
     prev_flows: Vec<FlowCounters>,
-    prev_link: LinkCounters,
+    prev_links: Vec<LinkCounters>,
     pub flow_series: FlowSeries,
     pub link_series: LinkSeries,
 }
 
 impl Recorder {
     /// A recorder for `samples` samples (duration / interval) of `n_flows`
-    /// flows; its columns are allocated once, at their final size.
-    pub fn new(interval_ns: u64, n_flows: usize, samples: usize) -> Self {
-        let mut r = Self { interval_ns, prev_flows: vec![FlowCounters::default(); n_flows], ..Default::default() };
+    /// flows and `n_links` links; its columns are allocated once, at their
+    /// final size.
+    pub fn new(interval_ns: u64, n_flows: usize, n_links: usize, samples: usize) -> Self {
+        let mut r = Self {
+            interval_ns,
+            prev_flows: vec![FlowCounters::default(); n_flows],
+            prev_links: vec![LinkCounters::default(); n_links],
+            ..Default::default()
+        };
         r.flow_series.reserve(samples * n_flows);
-        r.link_series.reserve(samples);
+        r.link_series.reserve(samples * n_links);
+        if n_links > 1 {
+            r.link_series.link.reserve_exact(samples * n_links);
+        }
         r
     }
 
-    /// Records one row per flow and one link row for the interval ending at
-    /// `now_ns`.
-    pub fn sample(&mut self, now_ns: u64, flows: impl Iterator<Item = FlowSnapshot>, link: &Bottleneck) {
+    /// Records one row per flow and one per link for the interval ending
+    /// at `now_ns`.
+    pub fn sample<'a>(
+        &mut self,
+        now_ns: u64,
+        flows: impl Iterator<Item = FlowSnapshot>,
+        links: impl Iterator<Item = &'a Bottleneck>,
+    ) {
         let secs = self.interval_ns as f64 / 1e9;
         let fs = &mut self.flow_series;
         for (i, snap) in flows.enumerate() {
@@ -67,19 +81,25 @@ impl Recorder {
             fs.queue_bytes.push(snap.queue_bytes);
             fs.retransmits.push(snap.counters.retransmits - prev.retransmits);
         }
-        let now = link.counters(now_ns);
-        let prev = std::mem::replace(&mut self.prev_link, now);
-        let ls = &mut self.link_series;
-        let left = now.sojourn_count - prev.sojourn_count;
-        ls.t_ns.push(now_ns);
-        ls.queue_bytes.push(link.queue_bytes());
-        ls.queue_delay_us.push(if left == 0 {
-            0.0
-        } else {
-            (now.sojourn_sum_ns - prev.sojourn_sum_ns) as f64 / left as f64 / 1e3
-        });
-        ls.drops.push(now.drops - prev.drops);
-        ls.rate_bps.push(link.offered_rate_bps(now_ns.saturating_sub(self.interval_ns), now_ns));
-        ls.tx_bytes.push(nanobits_to_bytes(now.tx_nanobits - prev.tx_nanobits));
+        let topology = self.prev_links.len() > 1;
+        for (k, link) in links.enumerate() {
+            let now = link.counters(now_ns);
+            let prev = std::mem::replace(&mut self.prev_links[k], now);
+            let ls = &mut self.link_series;
+            let left = now.sojourn_count - prev.sojourn_count;
+            ls.t_ns.push(now_ns);
+            if topology {
+                ls.link.push(k as u32);
+            }
+            ls.queue_bytes.push(link.queue_bytes());
+            ls.queue_delay_us.push(if left == 0 {
+                0.0
+            } else {
+                (now.sojourn_sum_ns - prev.sojourn_sum_ns) as f64 / left as f64 / 1e3
+            });
+            ls.drops.push(now.drops - prev.drops);
+            ls.rate_bps.push(link.offered_rate_bps(now_ns.saturating_sub(self.interval_ns), now_ns));
+            ls.tx_bytes.push(nanobits_to_bytes(now.tx_nanobits - prev.tx_nanobits));
+        }
     }
 }

@@ -4,19 +4,12 @@
 //! `<field path>: <problem>`, with the paths of the Python front end
 //! (`duration`, `bottleneck.rate`, `flow[2].rtt`, ...).
 
-use crate::config::{HostConfig, Aqm, MarkThreshold, SimConfig};
+use crate::config::{Aqm, BottleneckConfig, HostConfig, MarkThreshold, SimConfig};
 use crate::limits::{self, *};
 
 /// Checks a resolved scenario; the error is one line naming the field.
 pub fn validate(cfg: &SimConfig) -> Result<(), String> {
-    let b = &cfg.bottleneck;
-    let positive = [
-        ("duration", cfg.duration_ns),
-        ("output.interval", cfg.interval_ns),
-        ("bottleneck.rate", b.rate_bps),
-        ("bottleneck.buffer", b.buffer_bytes),
-        ("mss", cfg.mss as u64),
-    ];
+    let positive = [("duration", cfg.duration_ns), ("output.interval", cfg.interval_ns), ("mss", cfg.mss as u64)];
     for (field, v) in positive {
         if v == 0 {
             return Err(format!("{field}: must be greater than zero"));
@@ -31,115 +24,11 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
     }
     let packet_bytes = cfg.mss as u64 + cfg.wire_overhead as u64;
     at_most("mss", packet_bytes, MAX_PACKET_BYTES, Unit::Bytes)?;
-    at_most("bottleneck.rate", b.rate_bps, MAX_RATE_BPS, Unit::Bps)?;
-    at_most("bottleneck.buffer", b.buffer_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
-    if !(0.0..1.0).contains(&b.loss) {
-        return Err(format!("bottleneck.loss: {} is not a probability in [0, 1)", b.loss));
+    if cfg.n_links() as u64 > MAX_LINKS {
+        return Err(format!("link: {} links are more than the engine's limit of {MAX_LINKS}", cfg.n_links()));
     }
-    if b.aqm == Aqm::Red {
-        let Some(red) = &b.red else {
-            return Err("bottleneck.red: required when aqm = \"red\"".into());
-        };
-        at_most("bottleneck.red.min", red.min_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
-        at_most("bottleneck.red.max", red.max_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
-        if red.min_bytes >= red.max_bytes {
-            return Err("bottleneck.red: min must be below max".into());
-        }
-        if !(red.max_p > 0.0 && red.max_p <= 1.0) {
-            return Err(format!("bottleneck.red.max_p: {} is not in (0, 1]", red.max_p));
-        }
-        if !(red.wq > 0.0 && red.wq <= 1.0) {
-            return Err(format!("bottleneck.red.wq: {} is not in (0, 1]", red.wq));
-        }
-    }
-    if let Some(fq) = &b.fq {
-        quantum("bottleneck.fq.quantum", fq.quantum_bytes.get())?;
-    }
-    let need = |present: bool, table: &str, aqm: Aqm| -> Result<(), String> {
-        match (present, b.aqm == aqm) {
-            (false, true) => Err(format!("bottleneck.{table}: required when aqm = \"{table}\"")),
-            (true, false) => Err(format!("bottleneck.{table}: given, but aqm is not \"{table}\"")),
-            _ => Ok(()),
-        }
-    };
-    need(b.codel.is_some(), "codel", Aqm::Codel)?;
-    need(b.fq_codel.is_some(), "fq_codel", Aqm::FqCodel)?;
-    need(b.pie.is_some(), "pie", Aqm::Pie)?;
-    // A positive value within the engine's limit, named `bottleneck.<field>`.
-    let within = |field: &str, v: u64, max: u64, unit: Unit| -> Result<(), String> {
-        if v == 0 {
-            return Err(format!("bottleneck.{field}: must be greater than zero"));
-        }
-        at_most(&format!("bottleneck.{field}"), v, max, unit)
-    };
-    if let Some(c) = &b.codel {
-        within("codel.target", c.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        within("codel.interval", c.interval_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        within("codel.limit", c.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
-    }
-    if let Some(c) = &b.fq_codel {
-        within("fq_codel.target", c.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        within("fq_codel.interval", c.interval_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        within("fq_codel.limit", c.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
-        within("fq_codel.flows", c.flows as u64, MAX_FQ_CODEL_FLOWS, Unit::Count)?;
-        quantum("bottleneck.fq_codel.quantum", c.quantum_bytes.get())?;
-    }
-    if let Some(p) = &b.pie {
-        within("pie.target", p.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        within("pie.tupdate", p.tupdate_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        at_least("bottleneck.pie.tupdate", p.tupdate_ns, MIN_PIE_TUPDATE_NS, Unit::Ns)?;
-        at_most("bottleneck.pie.burst", p.burst_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
-        within("pie.limit", p.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
-        at_most("bottleneck.pie.alpha", p.alpha_16ths as u64, MAX_PIE_GAIN_16THS, Unit::Sixteenths)?;
-        at_most("bottleneck.pie.beta", p.beta_16ths as u64, MAX_PIE_GAIN_16THS, Unit::Sixteenths)?;
-    }
-    if let Some(m) = &b.mark_threshold {
-        if b.aqm != Aqm::Droptail {
-            return Err("bottleneck.mark_threshold: a step marker runs on the droptail FIFO (aqm = \"droptail\")".into());
-        }
-        match *m {
-            MarkThreshold::Packets(k) => within("mark_threshold", k, MAX_QUEUE_PACKETS, Unit::Packets)?,
-            MarkThreshold::Bytes(k) => within("mark_threshold", k, MAX_BUFFER_BYTES, Unit::Bytes)?,
-            MarkThreshold::Ns(k) => within("mark_threshold", k, MAX_AQM_TIME_NS, Unit::Ns)?,
-        }
-    }
-    if let Some(p) = &b.policer {
-        at_most("bottleneck.policer.rate", p.rate_bps.get(), MAX_RATE_BPS, Unit::Bps)?;
-        at_most("bottleneck.policer.burst", p.burst_bytes.get(), MAX_BUFFER_BYTES, Unit::Bytes)?;
-    }
-    if let Some(t) = &b.trace {
-        if !b.schedule.is_empty() {
-            return Err("bottleneck.trace: a trace sets the rate over time; give no schedule with it".into());
-        }
-        let n = t.gaps_ms.len() as u64;
-        if n != t.opportunities {
-            return Err(format!("bottleneck.trace: {} opportunities said, {n} given", t.opportunities));
-        }
-        if n == 0 || t.period_ns == 0 {
-            return Err("bottleneck.trace: needs at least one opportunity after 0 ms".into());
-        }
-        if n > MAX_TRACE_OPPORTUNITIES {
-            return Err(format!(
-                "bottleneck.trace: {n} lines are more than the engine's limit of {MAX_TRACE_OPPORTUNITIES}"
-            ));
-        }
-        if t.gaps_ms.last().map(|ms| ms as u64 * 1_000_000) != Some(t.period_ns) {
-            return Err("bottleneck.trace: the last timestamp must be the period".into());
-        }
-        at_most("bottleneck.trace", t.period_ns, MAX_TRACE_PERIOD_NS, Unit::Ns)?;
-        at_most("bottleneck.trace", t.mean_rate_bps(), MAX_RATE_BPS, Unit::Bps)?;
-        if t.opportunity_bytes as u64 != packet_bytes {
-            return Err("bottleneck.trace: an opportunity carries one full-size packet".into());
-        }
-    }
-    for (j, c) in b.schedule.iter().enumerate() {
-        if c.rate_bps == 0 {
-            return Err(format!("bottleneck.schedule[{j}].rate: must be greater than zero"));
-        }
-        at_most(&format!("bottleneck.schedule[{j}].rate"), c.rate_bps, MAX_RATE_BPS, Unit::Bps)?;
-        if j > 0 && c.at_ns < b.schedule[j - 1].at_ns {
-            return Err(format!("bottleneck.schedule[{j}].at: schedule must be in time order"));
-        }
+    for k in 0..cfg.n_links() {
+        link(cfg.link(k), &cfg.link_field(k), packet_bytes)?;
     }
     if cfg.flows.is_empty() {
         return Err("flow: at least one [[flow]] is required".into());
@@ -175,6 +64,16 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
             }
             at_most(&format!("flow[{i}].size"), size, MAX_FLOW_BYTES, Unit::Bytes)?;
         }
+        for (what, path) in [("path", &f.path), ("reverse", &f.reverse_path)] {
+            for (k, &l) in path.iter().enumerate() {
+                if l as usize >= cfg.n_links() {
+                    return Err(format!("flow[{i}].{what}[{k}]: no link {l} (the topology has {})", cfg.n_links()));
+                }
+                if path[..k].contains(&l) {
+                    return Err(format!("flow[{i}].{what}[{k}]: link {l} is already on the path"));
+                }
+            }
+        }
         for (k, c) in f.rtt_schedule.iter().enumerate() {
             if c.rtt_ns == 0 {
                 return Err(format!("flow[{i}].rtt_schedule[{k}].rtt: must be greater than zero"));
@@ -188,15 +87,18 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
     if let Some(h) = &cfg.host {
         host(h)?;
     }
-    let rows = limits::series_rows(cfg.duration_ns, cfg.interval_ns, cfg.flows.len() as u64);
+    let rows = limits::series_rows(cfg.duration_ns, cfg.interval_ns, cfg.flows.len() as u64, cfg.n_links() as u64);
     if rows > MAX_SERIES_ROWS as u128 {
         return Err(format!(
-            "output.interval: {} makes {rows} telemetry rows (duration / interval x (flows + 1)), more than \
-             the engine's limit of {MAX_SERIES_ROWS}; use a longer interval",
+            "output.interval: {} makes {rows} telemetry rows (duration / interval x (flows + links)), more \
+             than the engine's limit of {MAX_SERIES_ROWS}; use a longer interval",
             human(cfg.interval_ns, Unit::Ns)
         ));
     }
-    let max_rate = b.schedule.iter().map(|c| c.rate_bps).fold(b.rate_bps, u64::max);
+    let max_rate = (0..cfg.n_links())
+        .map(|k| cfg.link(k))
+        .flat_map(|b| b.schedule.iter().map(|c| c.rate_bps).chain([b.rate_bps]))
+        .fold(0, u64::max);
     let segments = limits::link_segments(max_rate, cfg.duration_ns, packet_bytes);
     if segments > MAX_LINK_SEGMENTS as u128 {
         return Err(format!(
@@ -206,6 +108,129 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
             human(max_rate, Unit::Bps)
         ));
     }
+    Ok(())
+}
+
+/// One link ([`BottleneckConfig`]), its fields named `<at>.<field>`
+/// (`bottleneck.rate`, `link[2].rate`).
+fn link(b: &BottleneckConfig, at: &str, packet_bytes: u64) -> Result<(), String> {
+    if b.rate_bps == 0 {
+        return Err(format!("{at}.rate: must be greater than zero"));
+    }
+    if b.buffer_bytes == 0 {
+        return Err(format!("{at}.buffer: must be greater than zero"));
+    }
+    at_most(&format!("{at}.rate"), b.rate_bps, MAX_RATE_BPS, Unit::Bps)?;
+    at_most(&format!("{at}.buffer"), b.buffer_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
+    if !(0.0..1.0).contains(&b.loss) {
+        return Err(format!("{at}.loss: {} is not a probability in [0, 1)", b.loss));
+    }
+    if b.aqm == Aqm::Red {
+        let Some(red) = &b.red else {
+            return Err(format!("{at}.red: required when aqm = \"red\""));
+        };
+        at_most(&format!("{at}.red.min"), red.min_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
+        at_most(&format!("{at}.red.max"), red.max_bytes, MAX_BUFFER_BYTES, Unit::Bytes)?;
+        if red.min_bytes >= red.max_bytes {
+            return Err(format!("{at}.red: min must be below max"));
+        }
+        if !(red.max_p > 0.0 && red.max_p <= 1.0) {
+            return Err(format!("{at}.red.max_p: {} is not in (0, 1]", red.max_p));
+        }
+        if !(red.wq > 0.0 && red.wq <= 1.0) {
+            return Err(format!("{at}.red.wq: {} is not in (0, 1]", red.wq));
+        }
+    }
+    if let Some(fq) = &b.fq {
+        quantum(&format!("{at}.fq.quantum"), fq.quantum_bytes.get())?;
+    }
+    let need = |present: bool, table: &str, aqm: Aqm| -> Result<(), String> {
+        match (present, b.aqm == aqm) {
+            (false, true) => Err(format!("{at}.{table}: required when aqm = \"{table}\"")),
+            (true, false) => Err(format!("{at}.{table}: given, but aqm is not \"{table}\"")),
+            _ => Ok(()),
+        }
+    };
+    need(b.codel.is_some(), "codel", Aqm::Codel)?;
+    need(b.fq_codel.is_some(), "fq_codel", Aqm::FqCodel)?;
+    need(b.pie.is_some(), "pie", Aqm::Pie)?;
+    // A positive value within the engine's limit, named `<link>.<field>`.
+    let within = |field: &str, v: u64, max: u64, unit: Unit| -> Result<(), String> {
+        if v == 0 {
+            return Err(format!("{at}.{field}: must be greater than zero"));
+        }
+        at_most(&format!("{at}.{field}"), v, max, unit)
+    };
+    if let Some(c) = &b.codel {
+        within("codel.target", c.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("codel.interval", c.interval_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("codel.limit", c.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
+    }
+    if let Some(c) = &b.fq_codel {
+        within("fq_codel.target", c.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("fq_codel.interval", c.interval_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("fq_codel.limit", c.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
+        within("fq_codel.flows", c.flows as u64, MAX_FQ_CODEL_FLOWS, Unit::Count)?;
+        quantum(&format!("{at}.fq_codel.quantum"), c.quantum_bytes.get())?;
+    }
+    if let Some(p) = &b.pie {
+        within("pie.target", p.target_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("pie.tupdate", p.tupdate_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        at_least(&format!("{at}.pie.tupdate"), p.tupdate_ns, MIN_PIE_TUPDATE_NS, Unit::Ns)?;
+        at_most(&format!("{at}.pie.burst"), p.burst_ns, MAX_AQM_TIME_NS, Unit::Ns)?;
+        within("pie.limit", p.limit_packets as u64, MAX_QUEUE_PACKETS, Unit::Packets)?;
+        at_most(&format!("{at}.pie.alpha"), p.alpha_16ths as u64, MAX_PIE_GAIN_16THS, Unit::Sixteenths)?;
+        at_most(&format!("{at}.pie.beta"), p.beta_16ths as u64, MAX_PIE_GAIN_16THS, Unit::Sixteenths)?;
+    }
+    if let Some(m) = &b.mark_threshold {
+        if b.aqm != Aqm::Droptail {
+            return Err(format!("{at}.mark_threshold: a step marker runs on the droptail FIFO (aqm = \"droptail\")"));
+        }
+        match *m {
+            MarkThreshold::Packets(k) => within("mark_threshold", k, MAX_QUEUE_PACKETS, Unit::Packets)?,
+            MarkThreshold::Bytes(k) => within("mark_threshold", k, MAX_BUFFER_BYTES, Unit::Bytes)?,
+            MarkThreshold::Ns(k) => within("mark_threshold", k, MAX_AQM_TIME_NS, Unit::Ns)?,
+        }
+    }
+    if let Some(p) = &b.policer {
+        at_most(&format!("{at}.policer.rate"), p.rate_bps.get(), MAX_RATE_BPS, Unit::Bps)?;
+        at_most(&format!("{at}.policer.burst"), p.burst_bytes.get(), MAX_BUFFER_BYTES, Unit::Bytes)?;
+    }
+    if let Some(t) = &b.trace {
+        if !b.schedule.is_empty() {
+            return Err(format!("{at}.trace: a trace sets the rate over time; give no schedule with it"));
+        }
+        let n = t.gaps_ms.len() as u64;
+        if n != t.opportunities {
+            return Err(format!("{at}.trace: {} opportunities said, {n} given", t.opportunities));
+        }
+        if n == 0 || t.period_ns == 0 {
+            return Err(format!("{at}.trace: needs at least one opportunity after 0 ms"));
+        }
+        if n > MAX_TRACE_OPPORTUNITIES {
+            return Err(format!(
+                "{at}.trace: {n} lines are more than the engine's limit of {MAX_TRACE_OPPORTUNITIES}"
+            ));
+        }
+        if t.gaps_ms.last().map(|ms| ms as u64 * 1_000_000) != Some(t.period_ns) {
+            return Err(format!("{at}.trace: the last timestamp must be the period"));
+        }
+        at_most(&format!("{at}.trace"), t.period_ns, MAX_TRACE_PERIOD_NS, Unit::Ns)?;
+        at_most(&format!("{at}.trace"), t.mean_rate_bps(), MAX_RATE_BPS, Unit::Bps)?;
+        if t.opportunity_bytes as u64 != packet_bytes {
+            return Err(format!("{at}.trace: an opportunity carries one full-size packet"));
+        }
+    }
+    for (j, c) in b.schedule.iter().enumerate() {
+        if c.rate_bps == 0 {
+            return Err(format!("{at}.schedule[{j}].rate: must be greater than zero"));
+        }
+        at_most(&format!("{at}.schedule[{j}].rate"), c.rate_bps, MAX_RATE_BPS, Unit::Bps)?;
+        if j > 0 && c.at_ns < b.schedule[j - 1].at_ns {
+            return Err(format!("{at}.schedule[{j}].at: schedule must be in time order"));
+        }
+    }
+    at_most(&format!("{at}.delay"), b.delay_ns, MAX_RTT_NS, Unit::Ns)?;
     Ok(())
 }
 
@@ -324,7 +349,10 @@ mod tests {
                 rtt_schedule: vec![],
             ecn: Default::default(),
             jitter_ns: 0,
+            path: vec![],
+            reverse_path: vec![],
             }],
+            links: vec![],
             host: None,
         }
     }
@@ -390,7 +418,7 @@ mod tests {
         // At the limit is fine.
         let mut c = ok_config();
         c.interval_ns = 10_000_000_000 * 2 / MAX_SERIES_ROWS;
-        assert_eq!(limits::series_rows(c.duration_ns, c.interval_ns, 1), MAX_SERIES_ROWS as u128);
+        assert_eq!(limits::series_rows(c.duration_ns, c.interval_ns, 1, 1), MAX_SERIES_ROWS as u128);
         assert_eq!(validate(&c), Ok(()));
         let mut c = ok_config();
         c.bottleneck.rate_bps = MAX_RATE_BPS;

@@ -94,6 +94,9 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     bn = cfg["bottleneck"]
     if bottleneck not in BOTTLENECKS:
         raise ScenarioError("--bottleneck", f"expected one of {', '.join(BOTTLENECKS)}, got {bottleneck!r}")
+    if "link" in scenario.human:
+        raise ScenarioError("link", "the live engine runs the dumbbell ([bottleneck]) only; [[link]] topologies "
+                                    "run in the simulator")
     for i, flow in enumerate(cfg["flows"]):
         if flow.get("size_bytes") is not None:
             raise ScenarioError(f"flow[{i}].size", "the live engine runs bulk flows only (its agents send until the "

@@ -19,6 +19,8 @@ pub fn flow(cc: &str, rtt_ms: u64, start_ms: u64) -> FlowConfig {
         rtt_schedule: vec![],
         ecn: Default::default(),
         jitter_ns: 0,
+        path: vec![],
+        reverse_path: vec![],
     }
 }
 
@@ -35,6 +37,7 @@ pub fn scenario(flows: Vec<FlowConfig>, rate_bps: u64, buffer_bytes: u64) -> Sim
         wire_overhead: 66,
         bottleneck: BottleneckConfig::droptail(rate_bps, buffer_bytes),
         flows,
+        links: vec![],
         host: None,
     }
 }

@@ -1,0 +1,151 @@
+//! A topology's links, and the ACKs that queue in them.
+//!
+//! ```text
+//!  sender --> link a --(delay a)--> link b --(delay b)--> data pipe (rtt/2) --> receiver
+//!     ^                                                                            |
+//!     +-- ACK pipe (rtt/2) <--(delay r)-- link r <-- ACK egress (host turnaround) --+
+//! ```
+//! A [`Link`] is one direction of a link: a queue discipline plus a
+//! serialiser ([`Bottleneck`]), then its propagation delay (a [`Pipe`]). A
+//! flow's data visits the links of its path in order; its ACKs visit those
+//! of its reverse path, queueing behind whatever else crosses them (the
+//! data of flows going the other way: reverse traffic). A flow with no
+//! reverse path sends its ACKs over an unqueued path with the mirror of its
+//! data path's delays, as the dumbbell does.
+//!
+//! Inside a link an ACK travels as a [`DataPacket`] envelope: the link's
+//! queue disciplines see a packet of its wire size under its own flow key
+//! (`n_flows + flow`, so fair queueing gives a flow's ACKs a queue of their
+//! own and per-flow drop counts keep data and ACKs apart), whose `seq` is
+//! the ACK's slot in the [`AckStore`]. The envelope is Not-ECT (Linux sends
+//! pure ACKs without ECT, RFC 3168 6.1.4), so a marking queue drops it.
+
+use crate::bottleneck::{Bottleneck, LinkCounters};
+use crate::packet::{AckPacket, DataPacket, MAX_SACK_BLOCKS};
+use crate::pipe::Pipe;
+
+/// One direction of a link: queue and serialiser, then propagation.
+pub struct Link {
+    pub queue: Bottleneck,
+    /// Generation of the queue's pending completion event (a rate change
+    /// moves it and bumps this).
+    pub gen: u32,
+    /// Propagation delay after the serialiser, ns.
+    pub delay_ns: u64,
+    /// Packets past the serialiser, propagating; unused when `delay_ns` is
+    /// 0 (a packet then moves on in the event that serialised it, as the
+    /// dumbbell's bottleneck always did).
+    pub wire: Pipe<DataPacket>,
+    /// The queue's counters at the start and end of the measurement window.
+    pub at_from: LinkCounters,
+    pub at_to: Option<LinkCounters>,
+}
+
+impl Link {
+    pub fn new(queue: Bottleneck, delay_ns: u64) -> Self {
+        Self { queue, gen: 0, delay_ns, wire: Pipe::new(delay_ns), at_from: Default::default(), at_to: None }
+    }
+
+    /// Packets of flow key `key` in the queue or on the wire.
+    pub fn packets_of(&self, key: u32) -> u64 {
+        self.queue.flow_packets(key) + self.wire.iter().filter(|p| p.flow == key).count() as u64
+    }
+}
+
+/// The next link after `here` on `path` (None: `here` is the last).
+pub fn next_hop(path: &[u32], here: u32) -> Option<u32> {
+    let at = path.iter().position(|&l| l == here).expect("a packet is only on its own path's links");
+    path.get(at + 1).copied()
+}
+
+/// ACKs inside links, by slot: a slot is taken when an ACK enters its
+/// first reverse link and given back when it leaves the last one or a
+/// queue drops it, so the store holds at most the ACKs queued or
+/// propagating at once (bounded by the buffers and the windows).
+#[derive(Default)]
+pub struct AckStore {
+    slots: Vec<AckPacket>,
+    free: Vec<u32>,
+}
+
+impl AckStore {
+    /// Stores `ack`; its slot.
+    pub fn put(&mut self, ack: AckPacket) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = ack;
+                slot
+            }
+            None => {
+                self.slots.push(ack);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The ACK in `slot`, which is free again.
+    pub fn take(&mut self, slot: u32) -> AckPacket {
+        self.free.push(slot);
+        self.slots[slot as usize]
+    }
+
+    /// Slots in use.
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Bytes an ACK occupies on a link's wire: the headers of a data segment
+/// (`header_bytes`: Ethernet, IP, TCP with timestamps) and, with SACK
+/// blocks, Linux's option (two NOPs, kind and length, 8 bytes per block).
+pub fn ack_wire_bytes(ack: &AckPacket, header_bytes: u32) -> u32 {
+    debug_assert!(ack.n_sacks as usize <= MAX_SACK_BLOCKS);
+    header_bytes + if ack.n_sacks > 0 { 4 + 8 * ack.n_sacks as u32 } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(cum_ack: u32, n_sacks: u8) -> AckPacket {
+        AckPacket {
+            flow: 0,
+            cum_ack,
+            sacks: [(0, 0); MAX_SACK_BLOCKS],
+            n_sacks,
+            delayed: false,
+            ece: false,
+            ce_packets: 0,
+            tsecr: 0,
+        }
+    }
+
+    #[test]
+    fn slots_are_reused_so_the_store_holds_only_acks_in_links() {
+        let mut store = AckStore::default();
+        let a = store.put(ack(1, 0));
+        let b = store.put(ack(2, 0));
+        assert_eq!(store.take(a).cum_ack, 1);
+        let c = store.put(ack(3, 0));
+        assert_eq!(c, a, "a freed slot is reused");
+        assert_eq!((store.take(b).cum_ack, store.take(c).cum_ack), (2, 3));
+        assert!(store.is_empty());
+        assert_eq!(store.slots.len(), 2);
+    }
+
+    #[test]
+    fn an_ack_is_its_headers_plus_the_sack_option() {
+        assert_eq!(ack_wire_bytes(&ack(1, 0), 66), 66);
+        assert_eq!(ack_wire_bytes(&ack(1, 3), 66), 66 + 4 + 24);
+    }
+
+    #[test]
+    fn the_next_hop_follows_the_path() {
+        assert_eq!(next_hop(&[2, 0, 1], 2), Some(0));
+        assert_eq!(next_hop(&[2, 0, 1], 1), None);
+    }
+}

@@ -1,0 +1,149 @@
+"""Topologies: [[link]] tables, each flow's path and reverse path
+(docs/scenario-format.md, "Topologies")."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ccarena import _core, run
+from ccarena.api import simulate
+from ccarena.errors import ScenarioError
+from ccarena.live.engine import check_supported
+from ccarena.scenario import apply_overrides, engine_limits, load_scenario
+from ccarena.tables import link_columns
+from ccarena.topology import max_min
+
+LINK = {"rate": "20Mbit", "buffer": "1bdp"}
+
+
+def parking_lot(cc: str = "cubic", duration: str = "20s") -> dict:
+    """Three links of 5 ms; one flow across all three, one across each."""
+    return {
+        "duration": duration,
+        "link": [{"name": name, **LINK, "delay": "5ms"} for name in ("a", "b", "c")],
+        "flow": [{"cc": cc, "rtt": "10ms", "path": ["a", "b", "c"]}]
+        + [{"cc": cc, "rtt": "10ms", "path": [name]} for name in ("a", "b", "c")],
+    }
+
+
+def two_way(reverse_flow: bool, duration: str = "20s") -> dict:
+    """A BBR flow up, its ACKs down; with ``reverse_flow``, a CUBIC flow
+    down from the start, its ACKs up."""
+    flows = [{"cc": "bbr", "rtt": "40ms", "path": ["up"], "reverse": ["down"]}]
+    if reverse_flow:
+        flows.append({"cc": "cubic", "rtt": "40ms", "path": ["down"], "reverse": ["up"]})
+    return {"duration": duration, "link": [{"name": "up", **LINK}, {"name": "down", **LINK}], "flow": flows}
+
+
+def test_one_link_without_delay_is_the_dumbbell():
+    dumbbell = {"duration": "10s", "bottleneck": LINK, "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "cubic", "rtt": "30ms"}]}
+    topology = {**{k: v for k, v in dumbbell.items() if k != "bottleneck"}, "link": [{"name": "only", **LINK}]}
+    a, b = simulate(load_scenario(dumbbell)), simulate(load_scenario(topology))
+    assert a["flows"] == b["flows"] and a["link"] == b["link"]
+    assert "links" not in b  # one link: nothing beyond link 0
+
+
+def test_a_parking_lots_long_flow_is_compared_with_max_min():
+    result = run(parking_lot())
+    flows = result.summary["flows"]
+    # Max-min: every link is shared by two flows, so each gets half of a
+    # link's goodput capacity (20 Mbit/s of 1514-byte frames, 1448 payload).
+    half = 20 * 1448 / 1514 / 2
+    assert [f["maxmin_mbps"] for f in flows] == pytest.approx([half] * 4, rel=1e-6)
+    assert flows[0]["path"] == ["a", "b", "c"] and flows[0]["base_rtt_ms"] == 40
+    assert [f["base_rtt_ms"] for f in flows[1:]] == [20, 20, 20]
+    # CUBIC's long flow (two more queues, twice the RTT) gets less than its
+    # max-min share; the short ones more. Every link is full.
+    assert flows[0]["of_maxmin"] < 1 < min(f["of_maxmin"] for f in flows[1:])
+    links = result.summary["links"]
+    assert [link["name"] for link in links] == ["a", "b", "c"]
+    assert all(link["utilization"] > 0.95 for link in links)
+    assert all(f["balanced"] for f in result.summary["conservation"]["flows"])
+
+
+def test_max_min_fills_progressively():
+    # A link of 10 shared by a long flow and a short one, and a link of 4
+    # crossed by the long flow only: the long flow is held at 4 by the
+    # second link, and the short one takes the rest of the first.
+    assert max_min([10, 4], [[0, 1], [0]]) == [4, 6]
+    assert max_min([10, 10], [[0, 1], [0], [1], None]) == [5, 5, 5, None]
+
+
+def test_acks_queue_behind_reverse_traffic():
+    alone = run(two_way(reverse_flow=False)).summary
+    loaded = run(two_way(reverse_flow=True)).summary
+    bbr, bbr_loaded = alone["flows"][0], loaded["flows"][0]
+    # Alone, the ACK link carries only ACKs: a few percent of it, no queue.
+    assert alone["links"][1]["utilization"] < 0.05 and alone["links"][1]["queue_delay_ms"]["p99"] < 1
+    # With a CUBIC flow the other way, BBR's ACKs wait in its queue: BBR's
+    # RTT rises by that queue, and its share of the up link falls.
+    assert bbr_loaded["rtt_mean_ms"] > bbr["rtt_mean_ms"] + 10
+    assert loaded["links"][0]["utilization"] < alone["links"][0]["utilization"]
+    assert bbr_loaded["reverse"] == ["down"] and "acks_dropped" in bbr_loaded
+    assert all(f["balanced"] for f in loaded["conservation"]["flows"])
+
+
+def test_link_telemetry_has_a_row_per_link_and_interval():
+    result = run(two_way(reverse_flow=True, duration="3s"))
+    link = link_columns(result.raw)
+    assert list(np.unique(link["link"])) == [0, 1]
+    up = link["link"] == 0
+    # Each row's rate over its own link's previous sample: never above the link.
+    assert link["tx_mbps"][up].max() <= 20 * 1.0001
+    assert len(link["t_s"]) == 2 * 30
+
+
+def test_a_topology_is_deterministic():
+    a = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))
+    b = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))
+    assert json.dumps(a["flows"]) == json.dumps(b["flows"])
+    assert all(np.array_equal(a["link_series"][k], b["link_series"][k]) for k in a["link_series"])
+
+
+@pytest.mark.parametrize(("change", "path", "words"), [
+    ({"bottleneck": LINK}, "link", "not both"),
+    ({"link": None}, "bottleneck", "required"),
+    ({"flow.0.path": ["a", "x"]}, "flow[0].path[1]", "no link named 'x'"),
+    ({"flow.0.path": ["a", "a"]}, "flow[0].path[1]", "already on the path"),
+    ({"flow.0.path": []}, "flow[0].path", "at least one link"),
+    ({"flow.1.path": None}, "flow[1].path", "required with several"),
+    ({"link.1.name": "a"}, "link[1].name", "names link[0] already"),
+    ({"link.2.delay": "11s"}, "link[2].delay", "limit"),
+    ({"link.1.buffer": "0B"}, "link[1].buffer", "must be > 0"),
+])
+def test_bad_topologies_name_the_field(change, path, words):
+    doc = apply_overrides(parking_lot(), {k: v for k, v in change.items() if v is not None})
+    for key in (k for k, v in change.items() if v is None):
+        if "." in key:
+            doc["flow"][int(key.split(".")[1])].pop(key.rsplit(".", 1)[1])
+        else:
+            doc.pop(key)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(doc)
+    assert err.value.path == path and words in str(err.value), str(err.value)
+
+
+def test_routes_need_links_and_the_link_count_has_a_limit():
+    with pytest.raises(ScenarioError) as err:
+        load_scenario({"duration": "1s", "bottleneck": LINK, "flow": [{"cc": "bbr", "rtt": "10ms", "path": ["a"]}]})
+    assert err.value.path == "flow[0].path"
+    many = engine_limits()["max_links"] + 1
+    doc = {"duration": "1s", "link": [{"name": f"l{k}", **LINK} for k in range(many)],
+           "flow": [{"cc": "bbr", "rtt": "10ms", "path": ["l0"]}]}
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(doc)
+    assert err.value.path == "link"
+    # The engine agrees, on the same field.
+    config = load_scenario({**doc, "link": doc["link"][:2]}).config
+    config["links"] = config["links"] * many
+    with pytest.raises(ValueError, match=r"^link: "):
+        _core.validate(json.dumps(config))
+
+
+def test_the_live_engine_refuses_a_topology_before_the_run():
+    with pytest.raises(ScenarioError) as err:
+        check_supported(load_scenario(parking_lot()))
+    assert err.value.path == "link" and "simulator" in str(err.value)
