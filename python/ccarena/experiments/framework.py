@@ -109,9 +109,10 @@ class RunSpec:
 
     @property
     def cost(self) -> float:
-        """Relative cost, for scheduling the longest runs first: bottleneck
-        packets the run can carry (rate x duration), in millions."""
-        rate = units.parse_rate(self.scenario["bottleneck"]["rate"])
+        """Relative cost, for scheduling the longest runs first: packets the
+        run's links can carry (rate x duration), in millions."""
+        links = self.scenario.get("link") or [self.scenario["bottleneck"]]
+        rate = sum(units.parse_rate(link["rate"]) for link in links)
         duration_s = units.parse_time(self.scenario["duration"]) / 1e9
         flows = sum(int(f.get("count", 1)) for f in self.scenario["flow"])
         return rate * duration_s / 8 / units.PACKET_WIRE_BYTES / 1e6 * (1 + 0.02 * flows)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from ..errors import ScenarioError
-from . import bbq, bbr, blog, cws, hock
+from . import bbq, beyond, bbr, blog, cws, hock
 from .framework import Experiment, Paper
 
 #: The paper packages.
@@ -18,6 +18,7 @@ PACKAGES: tuple[ModuleType, ...] = (
     bbr,
     hock,
     blog,
+    beyond,
 )
 
 PAPERS: tuple[Paper, ...] = tuple(pkg.PAPER for pkg in PACKAGES)

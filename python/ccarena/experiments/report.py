@@ -102,6 +102,11 @@ def plain_table(rows: Sequence[Comparison]) -> str:
     return "\n".join(out)
 
 
+#: What a report without claims says where the table would be.
+NO_CLAIMS = ("No paper states a number for this experiment: its results below are shown, not judged (no row, so "
+             "no verdict).")
+
+
 def markdown(result: Result) -> str:
     """report.md of one experiment."""
     parts = [f"# {result.experiment}: {result.figure}", "", result.summary, ""]
@@ -120,10 +125,13 @@ def markdown(result: Result) -> str:
         ]
     if result.setup:
         parts += ["## Setup", ""] + [f"- {line}" for line in result.setup] + [""]
-    parts += ["## Paper vs ccarena", "", comparison_table(result.rows), ""]
-    depends = [c for c in result.rows if c.metric_dependent]
-    parts += [f"{len(result.agreed)} of {len(result.judged)} judged rows agree"
-              + (f"; {len(depends)} depend on the metric" if depends else "") + f". {RULE}", ""]
+    if not result.rows:
+        parts += ["## Paper vs ccarena", "", NO_CLAIMS, ""]
+    else:
+        parts += ["## Paper vs ccarena", "", comparison_table(result.rows), ""]
+        depends = [c for c in result.rows if c.metric_dependent]
+        parts += [f"{len(result.agreed)} of {len(result.judged)} judged rows agree"
+                  + (f"; {len(depends)} depend on the metric" if depends else "") + f". {RULE}", ""]
     if result.differences:
         parts += ["### Where we differ, and why", ""]
         parts += [f"- **{c.quantity}**: {c.reason or 'no explanation recorded.'}" for c in result.differences]
@@ -248,7 +256,8 @@ def index_markdown(
         mine = [r for r in results if r.paper == paper.key]
         agreed = sum(len(r.agreed) for r in mine)
         judged = sum(len(r.judged) for r in mine)
-        lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}. Text: `../shared/papers/{paper.file}`.", ""]
+        text = f" Text: `../shared/papers/{paper.file}`." if paper.file else ""
+        lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}.{text}", ""]
         lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')}. {RULE}", ""]
         lines += ["| experiment | paper | simulator: agrees / judged | Linux: agrees / judged | simulator vs Linux | "
                   "report |", "| --- | --- | --- | --- | --- | --- |"]

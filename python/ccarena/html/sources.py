@@ -219,7 +219,7 @@ def experiment_section(d: Path) -> Section:
         raise ScenarioError(str(d / "results.json"), str(err)) from None
     verdict = {"agrees": '<span class="agrees">agrees</span>', "differs": '<span class="differs">differs</span>',
                "-": '<span class="none">-</span>', "depends on the metric": '<span class="none">depends on the metric</span>'}
-    from ..experiments.report import linux_text, sim_linux_text
+    from ..experiments.report import NO_CLAIMS, linux_text, sim_linux_text
 
     ruled = any(c.rule for c in result.rows)
     linux = any(c.linux is not None for c in result.rows)
@@ -232,9 +232,13 @@ def experiment_section(d: Path) -> Section:
     if result.setup:
         parts.append("<h3>Setup</h3><ul>" + "".join(f"<li>{h.inline_markdown(s)}</li>" for s in result.setup) + "</ul>")
     parts.append("<h3>Paper vs ccarena</h3>")
-    parts.append(h.table(["quantity", "paper", "ccarena", "ccarena range", "verdict"] + (["rule applied"] if ruled else [])
-                         + (["Linux", "simulator vs Linux"] if linux else []), rows, raw=(0, 1, 2, 3, 4, 5, 6, 7)))
-    parts.append(f"<p>{len(result.agreed)} of {len(result.judged)} judged rows agree.</p>")
+    if not result.rows:
+        parts.append(f"<p>{h.esc(NO_CLAIMS)}</p>")
+    else:
+        parts.append(h.table(["quantity", "paper", "ccarena", "ccarena range", "verdict"]
+                             + (["rule applied"] if ruled else []) + (["Linux", "simulator vs Linux"] if linux else []),
+                             rows, raw=(0, 1, 2, 3, 4, 5, 6, 7)))
+        parts.append(f"<p>{len(result.agreed)} of {len(result.judged)} judged rows agree.</p>")
     if result.differences:
         parts.append("<h3>Where we differ, and why</h3><ul>" + "".join(
             f"<li><b>{h.inline_markdown(c.quantity)}</b>: {h.inline_markdown(c.reason or 'no explanation recorded.')}</li>"

@@ -1,0 +1,125 @@
+"""beyond-reverse-traffic: one flow up a link, its ACKs down another; with
+or without a bulk CUBIC flow sending down that other link. What does
+traffic the other way do to the forward flow?
+
+The ACKs then wait in the reverse link's queue behind the reverse flow's
+data, and leave it back to back: ACK compression (Zhang, Shenker and
+Clark, "Observations on the dynamics of a congestion control algorithm:
+the effects of two-way traffic", SIGCOMM 1991). A window-based sender
+answers a burst of ACKs with a burst of data; BBR measures its delivery
+rate over those ACKs, so a compressed burst reads as more bandwidth than
+the link has, and Linux's BBR adds an allowance for ACK aggregation to its
+cwnd (extra_acked, cc/include/bbr_core.h). No paper of ours states a
+number: shown, not judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from ... import units
+from .. import traces
+from ..common import key, markdown_table, mean, runs_of, values
+from ..figures import Series, grouped_bars
+from ..framework import Experiment, Figure, Outcome, Report, RunSpec
+from ..variants import flow
+from .common import BBR, CUBIC, finish, link, seeds, topology
+from ..blog.fairness_map import BBR3
+
+#: The forward flow's algorithms.
+FORWARD = (BBR, BBR3, CUBIC)
+RATE_MBPS = 50
+RTT_MS = 40
+BUFFER_BDP = 2.0
+#: The reverse flow starts here, after the forward flow's Startup.
+REVERSE_START_S = 10.0
+DURATION_S = 60.0
+QUICK_DURATION_S = 30.0
+WINDOW_FROM_S = 20.0
+CASES = ("alone", "reverse")
+COLUMNS = ("bw_estimate_mbps", "cwnd", "rtt_ms")
+
+
+def _duration(quick: bool) -> float:
+    return QUICK_DURATION_S if quick else DURATION_S
+
+
+def scenario(variant, case: str, *, seed: int, duration: float) -> dict:
+    """``variant`` up (its ACKs down); with ``case`` "reverse", CUBIC down
+    from REVERSE_START_S (its ACKs up)."""
+    links = [link("up", RATE_MBPS, BUFFER_BDP), link("down", RATE_MBPS, BUFFER_BDP)]
+    flows = [flow(variant, RTT_MS, path=["up"], reverse=["down"])]
+    if case == "reverse":
+        flows.append(flow(CUBIC, RTT_MS, path=["down"], reverse=["up"], start=f"{REVERSE_START_S:g}s"))
+    return topology(links, flows, seed=seed, duration=duration, window=(min(WINDOW_FROM_S, duration / 2), duration))
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    dur = _duration(quick)
+    return [RunSpec(key(v.name, seed, case=case), scenario(v, case, seed=seed, duration=dur), flow_columns=COLUMNS)
+            for v in FORWARD for case in CASES for seed in seeds(quick)]
+
+
+def _window_mean(run: Outcome, column: str) -> float:
+    """The forward flow's mean of a telemetry column over the window."""
+    w = run.summary["window"]
+    sel = traces.window(run.t_s, float(w["from_s"]), float(w["to_s"]))
+    return float(np.nanmean(run.flow[column][0][sel]))
+
+
+def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
+    dur = _duration(quick)
+    payload = RATE_MBPS * units.MSS_BYTES / units.PACKET_WIRE_BYTES
+    per = {(v.name, c): runs_of(outcomes, v.name, seeds(quick), case=c) for v in FORWARD for c in CASES}
+    goodput = {p: values(r, lambda o: o.goodput(0) / payload) for p, r in per.items()}
+    retx = {p: values(r, lambda o: float(o.flows[0]["retransmits"])) for p, r in per.items()}
+    rtt = {p: values(r, lambda o: float(o.flows[0]["rtt_mean_ms"])) for p, r in per.items()}
+    bw = {p: values(r, lambda o: _window_mean(o, "bw_estimate_mbps") / payload) for p, r in per.items()}
+    cwnd = {p: values(r, lambda o: _window_mean(o, "cwnd")) for p, r in per.items()}
+    rep = Report(setup=[
+        f"Two links of {RATE_MBPS} Mbit/s, droptail, {BUFFER_BDP:g} BDP ({RTT_MS} ms) each: `up` carries the forward "
+        f"flow's data and the reverse flow's ACKs, `down` the reverse flow's data and the forward flow's ACKs (an "
+        f"ACK takes 66 bytes of a link, more with SACK blocks). Base RTT {RTT_MS} ms for both flows.",
+        f"`alone`: the forward flow only (its ACKs cross an empty `down`); `reverse`: a bulk CUBIC flow down from "
+        f"{REVERSE_START_S:g} s. {dur:g} s, measured over {min(WINDOW_FROM_S, dur / 2):g}-{dur:g} s; seeds "
+        f"{', '.join(map(str, seeds(quick)))}.",
+        "Goodput and the bandwidth estimate are over the link's payload capacity (1448 of every 1514 bytes); the "
+        "estimate is the algorithm's (BBR's max filter; CUBIC has none: n/a).",
+        "No paper of ours states a number for traffic both ways: every row is shown, not judged.",
+    ])
+    rows = []
+    for v in FORWARD:
+        for c in CASES:
+            p = (v.name, c)
+            est = mean(bw[p])
+            rep.numbers[f"{v.name}.{c}.goodput"] = mean(goodput[p])
+            rep.numbers[f"{v.name}.{c}.retransmits"] = mean(retx[p])
+            rows.append([v.label, c, f"{100 * mean(goodput[p]):.1f}%", f"{mean(retx[p]):.0f}",
+                         f"{mean(rtt[p]):.1f}", f"{mean(cwnd[p]):.0f}",
+                         f"{est:.3f}" if v is not CUBIC and np.isfinite(est) else "n/a"])
+    rep.sections.append(("The forward flow, alone and with traffic the other way", markdown_table(
+        ["algorithm", "case", "goodput / capacity", "retransmits", "mean RTT (ms)", "mean cwnd (packets)",
+         "bandwidth estimate / capacity"], rows)))
+    if fig_dir is not None:
+        grouped_bars(fig_dir / "reverse_traffic.png", f"Forward flow on {RATE_MBPS} Mbit/s, {RTT_MS} ms: goodput over "
+                     "the link's capacity, alone and with a CUBIC flow the other way", [v.label for v in FORWARD],
+                     [Series(c, [100 * mean(goodput[(v.name, c)]) for v in FORWARD],
+                             [100 * min(goodput[(v.name, c)]) for v in FORWARD],
+                             [100 * max(goodput[(v.name, c)]) for v in FORWARD]) for c in CASES],
+                     ylabel="goodput (% of capacity)")
+        rep.figures.append(Figure("reverse_traffic.png", "The forward flow's goodput alone and with reverse traffic "
+                                                         "(mean and range over seeds)"))
+    return finish(rep, quick)
+
+
+EXPERIMENT = Experiment(
+    name="beyond-reverse-traffic",
+    figure="beyond the papers (traffic both ways)",
+    summary="BBR, BBRv3 or CUBIC up a 50 Mbit/s link, alone or with a CUBIC flow the other way: goodput, "
+            "retransmissions, RTT, cwnd, BBR's bandwidth estimate",
+    runs=runs,
+    analyse=analyse,
+)
