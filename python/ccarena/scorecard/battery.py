@@ -13,6 +13,7 @@ test.
 | single | one X flow, 40 ms, 1 BDP | 1% random loss |
 | convergence | X vs X, 40 ms; the second joins at 10 s and leaves at 40 s | - (telemetry: sweep/derive.py) |
 | fq_codel | X 10 ms vs X 50 ms behind fq_codel (Linux defaults), 2 BDP | - |
+| parking_lot | a parking lot: three links of 5 ms, 1 BDP of 40 ms each; one X flow across all three, one per link (hosts 10 ms) | - |
 
 The criteria, each a number per algorithm and seed ("better" is its
 direction), are defined in :data:`CRITERIA`. Each has a resolution: the
@@ -46,6 +47,8 @@ CUBIC_BUFFERS = ("0.5bdp", "1bdp", "2bdp", "4bdp", "8bdp")
 #: 10 ms flow that adds 40 ms of delay to its own path, against an honest
 #: 10 ms flow, is the 50 ms flow of the (10, 50) pair.
 CHEAT_PAIR = (10, 50)
+#: The parking lot's links (experiments/beyond/parking_lot.py's topology).
+PARKING_LOT_LINKS = ("a", "b", "c")
 
 
 def _flow(cc: str, rtt_ms: int, **extra: Any) -> dict[str, Any]:
@@ -91,6 +94,14 @@ def family_docs(ccs: Sequence[str], seeds: Sequence[int]) -> dict[str, dict[str,
             "flow": [_flow(placeholder, 10), _flow(placeholder, 50)],
             "sweep": {"flow.0.cc,flow.1.cc": [[cc, cc] for cc in ccs], "seeds": list(seeds)},
         },
+        "parking_lot": {
+            **base,
+            "link": [{"name": name, "rate": RATE, "buffer": "1bdp", "delay": "5ms"} for name in PARKING_LOT_LINKS],
+            "flow": [_flow(placeholder, 10, path=list(PARKING_LOT_LINKS))]
+            + [_flow(placeholder, 10, path=[name]) for name in PARKING_LOT_LINKS],
+            "sweep": {",".join(f"flow.{i}.cc" for i in range(1 + len(PARKING_LOT_LINKS))):
+                      [[cc] * (1 + len(PARKING_LOT_LINKS)) for cc in ccs], "seeds": list(seeds)},
+        },
     }
 
 
@@ -107,6 +118,14 @@ def _retransmit_pct(row: Mapping[str, Any]) -> float:
     window_s = float(row["duration_s"]) - units.parse_time(MEASURE_FROM) / 1e9
     delivered = row["flow.0.goodput_mbps"] * 1e6 / 8 * window_s / units.MSS_BYTES
     return 100 * row["flow.0.retransmits"] / delivered if delivered > 0 else float("nan")
+
+
+def _maxmin_jain(row: Mapping[str, Any]) -> float:
+    """Jain's index of the parking lot's flows' goodputs, each over its
+    max-min fair share (Jain, Chiu and Hawe 1984 normalise by the fair
+    allocation): 1 when every flow gets its share."""
+    x = [row[f"flow.{i}.of_maxmin"] for i in range(1 + len(PARKING_LOT_LINKS))]
+    return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
 
 
 def _pair(rows: Rows, pair: tuple[int, int]) -> Mapping[str, Any]:
@@ -161,6 +180,10 @@ CRITERIA: tuple[Criterion, ...] = (
     Criterion("fq_codel", "utilisation behind FQ-CoDel", +1, "%", "fq_codel",
               lambda rows: 100 * rows[0]["utilization"],
               "utilisation of a 10 ms and a 50 ms flow behind fq_codel", 0.5, (0.0, 100.0)),
+    Criterion("parking_lot", "multi-bottleneck fairness (Jain)", +1, "", "parking_lot",
+              lambda rows: _maxmin_jain(rows[0]),
+              "Jain's index of a parking lot's four flows over their max-min fair shares (one flow across three "
+              "links, one per link)", 0.01, (0.0, 1.0)),
     Criterion("cheating", "latency-cheating gain", -1, "pp", "rtt",
               lambda rows: 100 * (_pair(rows, CHEAT_PAIR)["flow.1.share"] - 0.5),
               "share above 50% a 10 ms flow gains by adding 40 ms to its own path (BBQ paper, Fig. 7)", 1.0,
