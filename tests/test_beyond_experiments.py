@@ -26,6 +26,8 @@ def test_the_beyond_experiments_run_and_report_without_verdicts(tmp_path):
     numbers = json.loads((tmp_path / "beyond-reverse-traffic" / "results.json").read_text())["numbers"]
     # A CUBIC flow the other way makes BBR retransmit where alone it loses nothing.
     assert numbers["bbr.alone.retransmits"] == 0 < numbers["bbr.reverse.retransmits"]
+    # Its ACKs arrive compressed behind the reverse flow's data.
+    assert numbers["bbr.alone.acks_compressed"] < 0.1 < numbers["bbr.reverse.acks_compressed"]
 
 
 def test_the_beyond_package_is_registered_without_a_paper_text():

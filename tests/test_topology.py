@@ -96,6 +96,19 @@ def test_link_telemetry_has_a_row_per_link_and_interval():
     assert len(link["t_s"]) == 2 * 30
 
 
+def test_acks_arrive_compressed_behind_reverse_traffic():
+    def compressed(reverse_flow: bool) -> float:
+        flows = run(two_way(reverse_flow, duration="10s")).timeseries.to_pydict()
+        acks = [a for f, a in zip(flows["flow"], flows["acks"], strict=True) if f == 0]
+        squeezed = [c for f, c in zip(flows["flow"], flows["acks_compressed"], strict=True) if f == 0]
+        return sum(squeezed) / sum(acks)
+
+    assert compressed(False) < 0.05 < 0.2 < compressed(True)
+    # The dumbbell records no ACK columns.
+    dumbbell = run({"duration": "2s", "bottleneck": LINK, "flow": [{"cc": "bbr", "rtt": "10ms"}]})
+    assert "acks" not in dumbbell.timeseries.column_names
+
+
 def test_a_topology_is_deterministic():
     a = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))
     b = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))

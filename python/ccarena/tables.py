@@ -60,6 +60,9 @@ def flow_columns(raw: dict[str, Any]) -> dict[str, "np.ndarray"]:
         "cc_var": _scaled(s["cc_var"]),
         "queue_bytes": _ints(s["queue_bytes"], "uint64"),
         "retransmits": _ints(s["retransmits"], "uint64"),
+        # With reverse paths: ACKs at the sender and the compressed ones.
+        **({"acks": _ints(s["acks"], "uint32"), "acks_compressed": _ints(s["acks_compressed"], "uint32")}
+           if "acks" in s else {}),
     }
 
 

@@ -36,7 +36,7 @@ use crate::packet::{AckPacket, DataPacket};
 use crate::pipe::Pipe;
 use crate::receiver::{Receiver, RxAction};
 use crate::result::{FlowResult, LinkResult, SimResult};
-use crate::topology::{ack_wire_bytes, next_hop, AckStore, Link};
+use crate::topology::{ack_wire_bytes, next_hop, AckClock, AckStore, Link};
 use crate::rng::SimRng;
 use crate::tcp::{SenderConfig, TcpSender};
 use crate::telemetry::{FlowCounters, FlowSnapshot, Recorder};
@@ -94,6 +94,8 @@ struct Flow {
     /// What the ACK pipe adds to the second half of the flow's own RTT: the
     /// mirror of its data path's delays when it has no reverse path.
     ack_extra_ns: u64,
+    /// How its ACKs arrive (recorded when the scenario has reverse paths).
+    ack_clock: Option<AckClock>,
     /// Packets sent during a stall of the path, held until it ends (and
     /// those behind them, in order); empty without stalls.
     egress: Pipe<DataPacket>,
@@ -153,6 +155,7 @@ impl Simulation {
         let mut rng = SimRng::new(cfg.seed);
         let wire_bytes = cfg.mss + cfg.wire_overhead;
         let n = cfg.flows.len();
+        let reverse_paths = cfg.flows.iter().any(|f| !f.reverse_path.is_empty());
         let flows = cfg
             .flows
             .iter()
@@ -188,6 +191,10 @@ impl Simulation {
                     ack_pipe: Pipe::with_jitter(f.rtt_ns - fwd + ack_extra_ns, ack_jitter),
                     ack_out,
                     ack_extra_ns,
+                    ack_clock: reverse_paths.then(|| {
+                        let slowest = f.data_links().iter().map(|&k| cfg.link(k as usize).rate_bps).min();
+                        AckClock::new(wire_bytes, slowest.expect("a path has a link"))
+                    }),
                     egress: Pipe::new(0),
                     host: FlowHost::for_flow(cfg.host.as_ref(), cfg.seed, i),
                     wake_gen: 0,
@@ -201,7 +208,7 @@ impl Simulation {
             })
             .collect();
         // ACKs in links queue under their own flow keys, n + flow.
-        let keys = if cfg.flows.iter().any(|f| !f.reverse_path.is_empty()) { 2 * n } else { n };
+        let keys = if reverse_paths { 2 * n } else { n };
         let links: Vec<Link> = (0..cfg.n_links())
             .map(|k| Link::new(Bottleneck::new(cfg.link(k), keys, wire_bytes), cfg.link(k).delay_ns))
             .collect();
@@ -347,6 +354,9 @@ impl Simulation {
             }
             Event::AckPipe(f) => {
                 while let Some(ack) = self.flows[f as usize].ack_pipe.pop_due(now) {
+                    if let Some(clock) = &mut self.flows[f as usize].ack_clock {
+                        clock.on_ack(now);
+                    }
                     self.flows[f as usize].sender.on_ack(now, &ack);
                     self.poll_sender(f);
                 }
@@ -402,7 +412,7 @@ impl Simulation {
             }
             Event::Sample => {
                 let (links, cfg) = (&self.links, &self.cfg);
-                let snaps = self.flows.iter().enumerate().map(|(i, f)| FlowSnapshot {
+                let snaps = self.flows.iter_mut().enumerate().map(|(i, f)| FlowSnapshot {
                     counters: f.counters(),
                     sender: f.sender.telemetry(),
                     queue_bytes: cfg.flows[i]
@@ -410,6 +420,7 @@ impl Simulation {
                         .iter()
                         .map(|&k| links[k as usize].queue.flow_queue_bytes(i))
                         .sum(),
+                    acks: f.ack_clock.as_mut().map(AckClock::take),
                 });
                 self.recorder.sample(now, snaps, self.links.iter().map(|l| &l.queue));
                 self.events.schedule(now + self.cfg.interval_ns, Event::Sample);

@@ -137,6 +137,14 @@ pub struct FlowSeries {
     pub queue_bytes: Vec<u64>,
     /// Retransmits sent during the interval.
     pub retransmits: Vec<u64>,
+    /// With reverse paths (a topology whose ACKs queue): ACKs that reached
+    /// the sender during the interval, and of them the compressed ones
+    /// ([`crate::topology::AckClock`]). Empty otherwise, and then not
+    /// columns of the table.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub acks: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub acks_compressed: Vec<u32>,
 }
 
 /// Column-oriented link telemetry: one row per sample of the bottleneck,
@@ -197,8 +205,9 @@ impl Column<'_> {
 
 impl FlowSeries {
     /// Every column by its serialised name (destructured, so that a new
-    /// field cannot be left out).
-    pub fn columns(&self) -> [(&'static str, Column<'_>); 18] {
+    /// field cannot be left out); the ACK columns only when recorded, as
+    /// serde leaves them out otherwise.
+    pub fn columns(&self) -> Vec<(&'static str, Column<'_>)> {
         let Self {
             t_ns,
             flow,
@@ -218,8 +227,10 @@ impl FlowSeries {
             cc_var,
             queue_bytes,
             retransmits,
+            acks,
+            acks_compressed,
         } = self;
-        [
+        let mut cols = vec![
             ("t_ns", Column::U64(t_ns)),
             ("flow", Column::U32(flow)),
             ("goodput_bps", Column::F64(goodput_bps)),
@@ -238,7 +249,11 @@ impl FlowSeries {
             ("cc_var", Column::F64(cc_var)),
             ("queue_bytes", Column::U64(queue_bytes)),
             ("retransmits", Column::U64(retransmits)),
-        ]
+        ];
+        if !acks.is_empty() {
+            cols.extend([("acks", Column::U32(acks)), ("acks_compressed", Column::U32(acks_compressed))]);
+        }
+        cols
     }
 
     /// Room for `rows` more rows in every column.
@@ -262,6 +277,8 @@ impl FlowSeries {
             cc_var,
             queue_bytes,
             retransmits,
+            acks: _,
+            acks_compressed: _,
         } = self;
         t_ns.reserve_exact(rows);
         flow.reserve_exact(rows);

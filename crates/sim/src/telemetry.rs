@@ -19,6 +19,9 @@ pub struct FlowSnapshot {
     pub counters: FlowCounters,
     pub sender: SenderTelemetry,
     pub queue_bytes: u64,
+    /// (ACKs, compressed ACKs) in the interval, when the run records them
+    /// (reverse paths: [`crate::topology::AckClock`]).
+    pub acks: Option<(u32, u32)>,
 }
 
 #[derive(Default)]
@@ -80,6 +83,10 @@ impl Recorder {
             fs.cc_var.push(s.cc_var);
             fs.queue_bytes.push(snap.queue_bytes);
             fs.retransmits.push(snap.counters.retransmits - prev.retransmits);
+            if let Some((acks, compressed)) = snap.acks {
+                fs.acks.push(acks);
+                fs.acks_compressed.push(compressed);
+            }
         }
         let topology = self.prev_links.len() > 1;
         for (k, link) in links.enumerate() {

@@ -58,6 +58,45 @@ pub fn next_hop(path: &[u32], here: u32) -> Option<u32> {
     path.get(at + 1).copied()
 }
 
+/// How a flow's ACKs reach its sender, per telemetry interval: how many,
+/// and how many compressed. An ACK is compressed when it arrives less
+/// than half a full packet's serialisation time at the slowest link of
+/// the data path after the ACK before it: ACKs the receiver sent one data
+/// packet apart that arrive closer than that waited in a queue on the way
+/// back and left it back to back (ACK compression: Zhang, Shenker and
+/// Clark, "Observations on the dynamics of a congestion control algorithm:
+/// the effects of two-way traffic", SIGCOMM 1991).
+pub struct AckClock {
+    /// Half a full packet's time at the data path's slowest link, ns.
+    threshold_ns: u64,
+    last_ns: Option<u64>,
+    acks: u32,
+    compressed: u32,
+}
+
+impl AckClock {
+    pub fn new(packet_bytes: u32, slowest_bps: u64) -> Self {
+        let threshold_ns = (packet_bytes as u128 * 8 * 1_000_000_000 / slowest_bps.max(1) as u128 / 2) as u64;
+        Self { threshold_ns, last_ns: None, acks: 0, compressed: 0 }
+    }
+
+    /// An ACK reached the sender at `now_ns`.
+    pub fn on_ack(&mut self, now_ns: u64) {
+        self.acks += 1;
+        if self.last_ns.is_some_and(|t| now_ns - t < self.threshold_ns) {
+            self.compressed += 1;
+        }
+        self.last_ns = Some(now_ns);
+    }
+
+    /// (ACKs, compressed ACKs) since the last call.
+    pub fn take(&mut self) -> (u32, u32) {
+        let counts = (self.acks, self.compressed);
+        (self.acks, self.compressed) = (0, 0);
+        counts
+    }
+}
+
 /// ACKs inside links, by slot: a slot is taken when an ACK enters its
 /// first reverse link and given back when it leaves the last one or a
 /// queue drops it, so the store holds at most the ACKs queued or
@@ -141,6 +180,17 @@ mod tests {
     fn an_ack_is_its_headers_plus_the_sack_option() {
         assert_eq!(ack_wire_bytes(&ack(1, 0), 66), 66);
         assert_eq!(ack_wire_bytes(&ack(1, 3), 66), 66 + 4 + 24);
+    }
+
+    #[test]
+    fn acks_closer_than_half_a_packet_at_the_slowest_link_are_compressed() {
+        // 1514 B at 12.112 Mbit/s: 1 ms a packet, so the threshold is 0.5 ms.
+        let mut clock = AckClock::new(1514, 12_112_000);
+        for t_us in [0, 1_000, 2_000, 2_100, 2_200, 3_500] {
+            clock.on_ack(t_us * 1_000);
+        }
+        assert_eq!(clock.take(), (6, 2));
+        assert_eq!(clock.take(), (0, 0));
     }
 
     #[test]

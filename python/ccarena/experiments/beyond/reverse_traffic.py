@@ -40,7 +40,7 @@ DURATION_S = 60.0
 QUICK_DURATION_S = 30.0
 WINDOW_FROM_S = 20.0
 CASES = ("alone", "reverse")
-COLUMNS = ("bw_estimate_mbps", "cwnd", "rtt_ms")
+COLUMNS = ("bw_estimate_mbps", "cwnd", "rtt_ms", "acks", "acks_compressed")
 
 
 def _duration(quick: bool) -> float:
@@ -63,6 +63,15 @@ def runs(quick: bool) -> list[RunSpec]:
             for v in FORWARD for case in CASES for seed in seeds(quick)]
 
 
+def _compressed(run: Outcome) -> float:
+    """The forward flow's compressed ACKs over all its ACKs in the window
+    (timeseries.parquet's acks_compressed, docs/scenario-format.md)."""
+    w = run.summary["window"]
+    sel = traces.window(run.t_s, float(w["from_s"]), float(w["to_s"]))
+    acks = float(np.sum(run.flow["acks"][0][sel]))
+    return float(np.sum(run.flow["acks_compressed"][0][sel])) / acks if acks else float("nan")
+
+
 def _window_mean(run: Outcome, column: str) -> float:
     """The forward flow's mean of a telemetry column over the window."""
     w = run.summary["window"]
@@ -79,6 +88,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     rtt = {p: values(r, lambda o: float(o.flows[0]["rtt_mean_ms"])) for p, r in per.items()}
     bw = {p: values(r, lambda o: _window_mean(o, "bw_estimate_mbps") / payload) for p, r in per.items()}
     cwnd = {p: values(r, lambda o: _window_mean(o, "cwnd")) for p, r in per.items()}
+    compressed = {p: values(r, _compressed) for p, r in per.items()}
     rep = Report(setup=[
         f"Two links of {RATE_MBPS} Mbit/s, droptail, {BUFFER_BDP:g} BDP ({RTT_MS} ms) each: `up` carries the forward "
         f"flow's data and the reverse flow's ACKs, `down` the reverse flow's data and the forward flow's ACKs (an "
@@ -86,6 +96,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"`alone`: the forward flow only (its ACKs cross an empty `down`); `reverse`: a bulk CUBIC flow down from "
         f"{REVERSE_START_S:g} s. {dur:g} s, measured over {min(WINDOW_FROM_S, dur / 2):g}-{dur:g} s; seeds "
         f"{', '.join(map(str, seeds(quick)))}.",
+        "An ACK is compressed when it reaches the sender less than half a full packet's time at the link rate after "
+        "the ACK before it (it waited in the `down` queue and left it back to back).",
         "Goodput and the bandwidth estimate are over the link's payload capacity (1448 of every 1514 bytes); the "
         "estimate is the algorithm's (BBR's max filter; CUBIC has none: n/a).",
         "No paper of ours states a number for traffic both ways: every row is shown, not judged.",
@@ -97,11 +109,13 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
             est = mean(bw[p])
             rep.numbers[f"{v.name}.{c}.goodput"] = mean(goodput[p])
             rep.numbers[f"{v.name}.{c}.retransmits"] = mean(retx[p])
-            rows.append([v.label, c, f"{100 * mean(goodput[p]):.1f}%", f"{mean(retx[p]):.0f}",
+            rep.numbers[f"{v.name}.{c}.acks_compressed"] = mean(compressed[p])
+            rows.append([v.label, c, f"{100 * mean(compressed[p]):.1f}%", f"{100 * mean(goodput[p]):.1f}%",
+                         f"{mean(retx[p]):.0f}",
                          f"{mean(rtt[p]):.1f}", f"{mean(cwnd[p]):.0f}",
                          f"{est:.3f}" if v is not CUBIC and np.isfinite(est) else "n/a"])
     rep.sections.append(("The forward flow, alone and with traffic the other way", markdown_table(
-        ["algorithm", "case", "goodput / capacity", "retransmits", "mean RTT (ms)", "mean cwnd (packets)",
+        ["algorithm", "case", "ACKs compressed", "goodput / capacity", "retransmits", "mean RTT (ms)", "mean cwnd (packets)",
          "bandwidth estimate / capacity"], rows)))
     if fig_dir is not None:
         grouped_bars(fig_dir / "reverse_traffic.png", f"Forward flow on {RATE_MBPS} Mbit/s, {RTT_MS} ms: goodput over "
