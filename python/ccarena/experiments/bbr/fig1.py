@@ -179,8 +179,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     rep.measured["fig1.regions"] = Measured(
         members={"app-limited (below 1 BDP)": each("app_rtt"), "bandwidth-limited (1 BDP to the first drop)":
                  each("band_rtt")},
-        note=f"delivery rate {100 * mean(each('band_rate')):.1f}% of BtlBw in the bandwidth-limited region; the "
-             f"first drop at {mean(each('first_drop_s')):.2f} s, when the excess reaches the buffer (buffer-limited).")
+        note=f"the first drop at {mean(each('first_drop_s')):.2f} s, when the excess reaches the buffer "
+             "(buffer-limited).")
+    rep.measured["fig1.two-regimes"] = Measured(
+        members={"below 1 BDP: RTT / RTprop": each("app_rtt"), "above: delivery rate / BtlBw": each("band_rate")})
     rep.measured["fig1.knee"] = Measured(each("knee"), alternatives={FLOOR: Measured(each("knee_floor"))},
                                          note=why_knee)
     rep.measured["fig1.rtt-linear"] = Measured(
