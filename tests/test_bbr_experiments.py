@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 from ccarena import experiments
-from ccarena.experiments.bbr import EXPERIMENTS, PAPER, fig6, fig10, paper
+from ccarena.experiments.bbr import EXPERIMENTS, PAPER, delayed_acks, fig1, fig6, fig10, paper
 from ccarena.experiments.framework import Outcome
 from conftest import assert_quick_report, reproduce_quick
 
@@ -49,8 +49,8 @@ def quick_out(tmp_path_factory):
 def test_every_figure_with_a_testbed_has_an_experiment():
     assert PAPER.key == "bbr" and all(name.startswith("bbr-") for name in NAMES)
     covered = " ".join(exp.figure for exp in EXPERIMENTS)
-    for fig in ("Fig. 2", "Fig. 3", "Figs. 4-5", "Fig. 6", "Fig. 8", "Fig. 10", "Token-Bucket Policers", "ProbeRTT",
-                "Competition with Loss-Based Congestion Control"):
+    for fig in ("Fig. 1", "Fig. 2", "Fig. 3", "Figs. 4-5", "Fig. 6", "Fig. 8", "Fig. 10", "Token-Bucket Policers",
+                "ProbeRTT", "Competition with Loss-Based Congestion Control", "Delayed and Stretched ACKs"):
         assert fig in covered, fig
     assert set(NAMES) <= set(experiments.names())
 
@@ -81,6 +81,45 @@ def test_rounds_count_round_trips_at_the_rtt_of_the_moment():
     assert paper.rounds(t, rtt, 0.0, 0.5) == pytest.approx(12.5)
     assert paper.rounds(t, rtt, 0.5, 1.0) == pytest.approx(6.25)
     assert math.isnan(paper.rounds(t, rtt, 0.0, math.nan))
+
+
+def test_fig1_fits_find_the_constraint_lines_where_they_bend():
+    x = np.linspace(0.3, 1.9, 400)
+    rtt = np.maximum(40.0, 40.0 * x / 1.05)  # RTprop line 40 ms, the queue's line from 1.05 BDP
+    knee, floor, slope = fig1._floor_fit(x, rtt)
+    assert knee == pytest.approx(1.05, abs=0.002) and floor == pytest.approx(40.0)
+    assert slope == pytest.approx(40.0 / 1.05, rel=1e-3)
+    rate = 9.5 * np.minimum(x, 0.98) / 0.98
+    knee, ceiling = fig1._ceiling_fit(x, rate)
+    assert knee == pytest.approx(0.98, abs=0.002) and ceiling == pytest.approx(9.5)
+
+
+def test_fig1_sets_each_sample_against_the_in_flight_when_its_packet_was_sent():
+    # In flight ramps by 100 packets/s; each RTT sample belongs to the
+    # in-flight one RTT earlier: 100 x RTT packets fewer than at the sample.
+    t = np.arange(1, 801) * 0.01
+    inflight = 10 + 100 * t
+    run = _outcome(t, link={"drops": np.zeros(800)}, summary={"flows": [{"goodput_mbps": 1.0}]},
+                   inflight=inflight, rtt_ms=np.where(inflight < 40, 50.0, 50.0 * inflight / 40),
+                   delivery_rate_mbps=np.full(800, 9.0), goodput_mbps=np.full(800, 9.0))
+    m = fig1.measure(run)
+    bdp = m["bdp_pkts"]
+    rtt = run.flow["rtt_ms"][0]
+    assert m["x"][20] * bdp == pytest.approx(inflight[20] - 5.0)  # 50 ms below 40 packets
+    assert m["x"][200] * bdp == pytest.approx(inflight[200] - 100 * rtt[200] / 1e3)
+    assert not np.isfinite(m["drop_excess"])  # no drop: nothing to measure
+
+
+def test_delayed_acks_hold_one_ack_in_fifty_up_to_the_hold():
+    base = delayed_acks.held_acks_host(0.0)
+    held = delayed_acks.held_acks_host(40.0)
+    assert held["ack_delay_ns"][-1] == [1.0, 40_000_000]
+    assert held["ack_delay_ns"][-2][0] == pytest.approx(1 - 1 / delayed_acks.HELD_EVERY)
+    # Below the held fraction the measured turnarounds are unchanged, only rescaled in probability.
+    assert [v for _, v in held["ack_delay_ns"][:-1]] == [v for _, v in base["ack_delay_ns"]]
+    assert held["stalls_per_s"] == base["stalls_per_s"] and held["timer_lateness_ns"] == base["timer_lateness_ns"]
+    specs = delayed_acks.runs(True)
+    assert {s.scenario["flow"][0].get("params", {}).get("cwnd_gain") for s in specs} == {2.0, 1.0, None}
 
 
 def test_cycle_min_queue_is_a_trailing_minimum():
@@ -197,3 +236,25 @@ def test_cubic_takes_more_than_its_share_only_in_deep_buffers():
     n = experiments.measure("bbr-vs-loss-based").numbers
     assert n["bbr.share.0.5bdp"] > 0.8 and n["bbr.share.1bdp"] > 0.8
     assert n["bbr.share.4bdp"] < 0.5 and n["bbr.share.8bdp"] < n["bbr.share.4bdp"]
+
+
+@pytest.mark.behaviour
+def test_fig1_the_measured_constraints_meet_near_the_bdp():
+    """Fig. 1 measured (5 seeds): the RTT line bends at 1.049-1.061 BDP of
+    BtlBw x RTprop (at 1.004-1.013 of BtlBw x the RTT seen below the BDP,
+    2 ms above RTprop), rises 0.998-1.023 RTprop per BDP, and the first
+    drop comes once the excess is 1.03 buffers."""
+    n = experiments.measure("bbr-fig1").numbers
+    assert 1.0 < n["bbr.fig1.knee"] < 1.1 and abs(n["bbr.fig1.knee_floor"] - 1) < 0.03
+    assert abs(n["bbr.fig1.slope"] - 1) < 0.05
+    assert 1.0 <= n["bbr.fig1.drop_excess"] < 1.1
+    assert 0.5 < n["bbr.fig1.steady_position"] < 1.0
+
+
+@pytest.mark.behaviour
+def test_delayed_acks_stall_one_bdp_of_cwnd_and_not_two():
+    """L173: with one ACK in 50 held up to one RTT, cwnd_gain 1 loses
+    6.3-6.9% of its goodput, cwnd_gain 2 at most 0.05%."""
+    n = experiments.measure("bbr-delayed-acks").numbers
+    lost = {g: 1 - n[f"cwnd{g}.hold1.goodput_mbps"] / n[f"cwnd{g}.hold0.goodput_mbps"] for g in (1, 2)}
+    assert lost[1] > 0.03 and lost[2] < 0.005

@@ -41,7 +41,7 @@ def quick_out(tmp_path_factory):
 def test_every_figure_with_data_has_an_experiment():
     assert PAPER.key == "cws" and all(name.startswith("cws-") for name in NAMES)
     covered = " ".join(exp.figure for exp in EXPERIMENTS)
-    for fig in ("Fig. 4", "Figs. 5-6", "Fig. 8", "Figs. 9-12", "Fig. 13", "Figs. 14-15"):
+    for fig in ("Fig. 4", "Figs. 5-6", "Fig. 8", "Figs. 9-12", "Fig. 13", "Table 2", "Figs. 14-15"):
         assert fig in covered, fig
     assert set(NAMES) <= set(experiments.names())
 
@@ -87,6 +87,34 @@ def test_every_claim_on_f_is_measured_with_both_readings_of_the_papers_f():
     assert rep.measured["fig13.cws-at-least-0.9"].members["10 ms, 0.5 BDP"] == pytest.approx([25 / 26])
     assert rep.measured["fig13.cws-at-least-0.9"].alternatives[fig13.WHOLE_RUN].members["10 ms, 0.5 BDP"] == \
         pytest.approx([25 / 26])
+
+
+def test_table2_runs_the_20_mbit_scenarios_and_measures_f_both_ways():
+    from ccarena.experiments import claims
+    from ccarena.experiments.cws import table2
+
+    specs = table2.runs(True)
+    assert {s.scenario["bottleneck"]["rate"] for s in specs} == {"20Mbit"}
+    assert {s.scenario["bottleneck"]["buffer"] for s in specs} == {"0.5bdp", "5bdp"}
+    rep = table2.analyse({s.key: _pair_outcome(s.key, 30.0, 20.0) for s in specs}, None, True)
+    judged = [c.id for c in claims.of_experiment("cws", "cws-table2") if c.judged]
+    assert judged and set(judged) <= set(rep.measured)
+    assert all(table2.WHOLE_RUN in rep.measured[cid].alternatives for cid in judged)
+    assert rep.measured["table2.cws-at-least-0.9"].members["40 ms, 5 BDP"] == pytest.approx([25 / 26])
+    assert rep.measured["table2.cws-above-bbr"].members["10 ms, 0.5 BDP"] == pytest.approx([0.0])
+
+
+def test_fig5_excess_queue_is_in_flight_beyond_the_bdp_while_in_probe_bw():
+    from ccarena.experiments.cws import fig5_6
+    from ccarena.experiments.traces import PROBE_BW, STARTUP
+
+    bdp = paper.bdp_packets(paper.TESTBED_RATE_MBPS, paper.SHORT_MS)
+    t = np.arange(1, 5) * 0.01
+    run = _outcome(t, inflight=np.array([3.0, 1.5, 2.0, 1.2]) * bdp, cwnd=np.full(4, 2.1 * bdp),
+                   cc_mode=np.array([STARTUP, PROBE_BW, PROBE_BW, PROBE_BW]))
+    e = fig5_6._excess(run)
+    assert e["max"] == pytest.approx(1.0)  # Startup's 3 BDP aside
+    assert e["median"] == pytest.approx(0.5) and e["cwnd"] == pytest.approx(1.1)
 
 
 def test_fig8a_draws_the_papers_numbers_from_the_claims_table():
@@ -174,6 +202,10 @@ def test_fig5_6_deep_buffer_cycles_with_bbrs_probe_rtt():
     assert 9.0 <= report.numbers["deep.lead_change_gap_s"] <= 11.5
     # After its first ProbeRTT BBR's RTprop includes CUBIC's queue (measured 42-55 ms against 10 ms).
     assert report.numbers["deep.rtprop_after_first_probe_ms"] > 20
+    # L81's excess queue at 0.8 BDP: BBR's in-flight reaches about 1 BDP beyond the pipe (measured
+    # at most 1.13-1.20 BDP, median 0.38), twice what the buffer holds.
+    assert 0.8 < report.numbers["shallow.bbr_excess_max_bdp"] < 1.5
+    assert report.numbers["shallow.bbr_excess_median_bdp"] < report.numbers["shallow.bbr_excess_max_bdp"]
 
 
 @pytest.fixture(scope="module")

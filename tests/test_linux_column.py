@@ -139,6 +139,9 @@ def test_the_testbed_says_what_it_cannot_carry():
     assert "1000 Mbit/s bottleneck" in linux.cannot_carry([RunSpec("b", fast)], 1445.0)
     fine_grained = {**fine, "output": {"interval": "1ms"}}
     assert "samples at most every 10ms" in linux.cannot_carry([RunSpec("c", fine_grained)], None)
+    held_acks = {**fine, "host": {"ack_delay_ns": [[0.0, 0], [1.0, 40_000_000]]}}
+    assert "host model" in linux.cannot_carry([RunSpec("d", held_acks)], None)
+    assert linux.cannot_carry([RunSpec("e", {**fine, "host": "linux"})], None) == ""
 
 
 def _result(rows) -> Result:

@@ -106,9 +106,11 @@ def time_panels(
     spans: Sequence[tuple[float, float, str]] = (),
     marks: Sequence[tuple[float, str]] = (),
     height: float = 2.4,
+    xlabel: str = "time (s)",
 ) -> None:
-    """Stacked panels sharing the time axis; ``spans`` shade (lo, hi, label)
-    ranges, ``marks`` draw labelled vertical lines."""
+    """Stacked panels sharing the time axis (or another x axis, named by
+    ``xlabel``, with each line's ``t`` its x values); ``spans`` shade (lo,
+    hi, label) ranges, ``marks`` draw labelled vertical lines."""
     plt = _pyplot()
     fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=(10, 1.2 + height * len(panels)), squeeze=False)
     for ax, panel in zip(axes[:, 0], panels):
@@ -151,7 +153,7 @@ def time_panels(
             top.text(x, 1.01, f" {label}", transform=top.get_xaxis_transform(), fontsize="x-small", color="dimgray")
     if xlim is not None:
         top.set_xlim(*xlim)
-    axes[-1, 0].set_xlabel("time (s)")
+    axes[-1, 0].set_xlabel(xlabel)
     fig.suptitle(title, fontsize="medium")
     _save(fig, path)
 

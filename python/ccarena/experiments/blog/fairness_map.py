@@ -241,6 +241,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     else:
         rep.measured["l69.margin"] = Measured([])
     rep.measured["l79.favours-short"] = Measured(members=per_pair(BBR2_TUNED, NEAR_50MS))
+    rep.measured["l79.long-significant-share"] = Measured(
+        members={k: [1 - x for x in xs] for k, xs in per_pair(BBR2_TUNED, NEAR_50MS).items()})
     if 250 in highs:
         xs = high[(BBR2_TUNED.name, 250)]
         why = (f"the same pair at {RATE_MBPS} Mbit/s: "
@@ -253,8 +255,11 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         rep.measured["l83.significant-share"] = Measured(xs, note=why)
     else:
         rep.measured["l83.biased-long"] = rep.measured["l83.significant-share"] = Measured([])
-    rep.measured["l97.beyond-5x"] = Measured(
-        members=per_pair(BBR2_TUNED, [(s, lg) for s, lg in pairs(quick) if lg > 5 * s]))
+    beyond = per_pair(BBR2_TUNED, [(s, lg) for s, lg in pairs(quick) if lg > 5 * s])
+    rep.measured["l97.beyond-5x"] = Measured(members=beyond)
+    rep.measured["l97.starvation"] = Measured(
+        [min(xs) for xs in zip(*beyond.values())] if beyond else [],
+        note="smallest at " + min(beyond, key=lambda k: mean(beyond[k])) + "." if beyond else "")
     for v in FAMILIES:
         if v is CUBIC:
             continue

@@ -8,7 +8,7 @@ the measures (Jain's index per 0.1 s, leader changes) they share.
 from __future__ import annotations
 
 from ..framework import Experiment
-from . import fig4, fig5_6, fig8, fig9_12, fig13, fig14_15
+from . import fig4, fig5_6, fig8, fig9_12, fig13, fig14_15, table2
 from .paper import PAPER
 
 #: In the paper's order.
@@ -18,6 +18,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     fig8.EXPERIMENT,
     fig9_12.EXPERIMENT,
     fig13.EXPERIMENT,
+    table2.EXPERIMENT,
     fig14_15.EXPERIMENT,
 )
 

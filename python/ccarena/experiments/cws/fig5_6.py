@@ -2,8 +2,10 @@
 (100 Mbit/s, 10 ms) with a shallow (0.8 BDP) and a deep (5 BDP) buffer:
 throughput (Fig. 5), cwnd and RTT in the deep buffer (Fig. 6).
 
-Paper, Sec. 3.1 (L81): "CUBIC cannot increase the congestion window at
-all, and it is completely overwhelmed by the BBR (Figure 5a)." Sec. 3.2
+Paper, Sec. 3.1 (L81): "The static cwnd_gain makes BBR fill both the
+bottleneck pipe and the buffer, resulting in BBR creating excess queues up
+to 1 BDP ... CUBIC cannot increase the congestion window at all, and it is
+completely overwhelmed by the BBR (Figure 5a)." Sec. 3.2
 (L85): "the throughput between BBR and CUBIC flow fluctuates once every
 10 s" (Fig. 5b); "From 0 to 10 s in Figure 6, CUBIC continuously
 increases the congestion window size, so that it completely fills the
@@ -38,7 +40,7 @@ from ..verdict import Measured
 
 SHALLOW = paper.SHALLOW_08_BDP
 DEEP = paper.DEEP_BDP
-COLUMNS = ("goodput_mbps", "cwnd", "rtt_ms", "cc_mode", "retransmits")
+COLUMNS = ("goodput_mbps", "cwnd", "rtt_ms", "cc_mode", "retransmits", "inflight")
 #: RTT samples fine enough to reconstruct BBR's RTprop (paper.rtprop).
 INTERVAL = "10ms"
 
@@ -99,8 +101,11 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     retx = [(traces.mean_over(r.t_s, r.flow["retransmits"][0], 0, 10) * 10,
              traces.mean_over(r.t_s, r.flow["retransmits"][0], 11, 20) * 10) for r in dp]
     queue_full = [float(traces.mean_over(r.t_s, r.link["queue_bytes"], 8, 10)) / (DEEP * _bdp_bytes()) for r in dp]
+    excess = [_excess(r) for r in sh]
     rep.numbers.update({
         "shallow.cubic_share": mean(cubic_sh),
+        "shallow.bbr_excess_max_bdp": _nanmean([e["max"] for e in excess]),
+        "shallow.bbr_excess_median_bdp": _nanmean([e["median"] for e in excess]),
         "deep.lead_change_gap_s": _nanmean(gaps),
         "deep.first_probe_rtt_s": _nanmean(first),
         "deep.rtprop_after_first_probe_ms": _nanmean(rtprop_first),
@@ -115,6 +120,13 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "fig5.cubic-overwhelmed": Measured(
             cubic_sh, note=f"CUBIC keeps a mean cwnd of {mean(cwnd_sh[1]):.0f} packets against BBR's "
                            f"{mean(cwnd_sh[0]):.0f} (1 BDP = {bdp:.0f})."),
+        "fig5.excess-queue": Measured(
+            [e["max"] for e in excess],
+            note=f"BBR's in-flight beyond 1 BDP ({bdp:.0f} packets) over its ProbeBW samples: median "
+                 f"{mean([e['median'] for e in excess]):.2f} BDP, 99th percentile {mean([e['p99'] for e in excess]):.2f}; "
+                 f"what its cwnd allows beyond 1 BDP, median {mean([e['cwnd'] for e in excess]):.2f} BDP (2 x its "
+                 "bandwidth estimate x RTprop plus Linux's ACK-aggregation and TSO allowances); the buffer holds "
+                 f"{SHALLOW:g} BDP, so the rest of the excess is dropped."),
         "fig5.lead-period": Measured(gaps, note=_gap_reason(changes, gaps, probes)),
         "fig6.cubic-fills-buffer": Measured(
             queue_full, note="CUBIC's share of 0-10 s per seed: "
@@ -163,6 +175,19 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                    f"the paper's Fig. 6: cwnd, RTT and BBR's RTprop, {DEEP:g} BDP; dashed: BBR's ProbeRTTs"),
         ]
     return paper.finish(rep, quick)
+
+
+def _excess(run: Outcome) -> dict[str, float]:
+    """The BBR flow's in-flight (and cwnd) beyond one BDP of the path, in
+    BDPs, over its ProbeBW samples (Startup's 2/ln2 aside)."""
+    bdp = paper.bdp_packets(paper.TESTBED_RATE_MBPS, paper.SHORT_MS)
+    probe_bw = run.flow["cc_mode"][0] == traces.PROBE_BW
+    x = (np.asarray(run.flow["inflight"][0], dtype=float)[probe_bw] - bdp) / bdp
+    cwnd = (np.asarray(run.flow["cwnd"][0], dtype=float)[probe_bw] - bdp) / bdp
+    if not x.size:
+        return {"max": math.nan, "median": math.nan, "p99": math.nan, "cwnd": math.nan}
+    return {"max": float(x.max()), "median": float(np.median(x)), "p99": float(np.percentile(x, 99)),
+            "cwnd": float(np.median(cwnd))}
 
 
 def _bdp_bytes() -> float:

@@ -21,13 +21,10 @@ from ..figures import Line, Panel, time_panels
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec
 from ..verdict import Measured
 
-RATES_MBPS = (paper.RATE_MBPS, paper.HIGH_RATE_MBPS)
+RATES_MBPS = paper.RATES_MBPS
+rkey = paper.rkey
 #: The slides' single-flow picture: throughput and RTT over time.
 COLUMNS = ("goodput_mbps", "rtt_ms")
-
-
-def rkey(rate_mbps: float) -> str:
-    return f"{rate_mbps / 1000:g}Gbit"
 
 
 def runs(quick: bool) -> list[RunSpec]:

@@ -8,7 +8,10 @@ vs. 2 CUBIC Flows: Model mismatch: multiple BBR flows behave more
 aggressively. Loss-based congestion control flows get severely
 suppressed"; L186-L192 (backup): "Large buffers: BBR's inflight cap is
 larger due to present queuing delay. BBR may loose against loss-based
-congestion control". Claims: claims.toml.
+congestion control"; L200-L202 (backup): "Interprotocol Fairness - BBR vs.
+CUBIC: 1 BBR flow vs. 1 CUBIC flow", a figure over buffer sizes. The
+slides name 1 Gbit/s (L131, L188): every run is at 1 Gbit/s. Claims:
+claims.toml.
 """
 
 from __future__ import annotations
@@ -84,6 +87,16 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                              for r in runs_of(outcomes, "mix", seeds, n=1, buffer=paper.bkey(b))] for b in bufs},
         note="without a queue the cap is 2 BDP (plus Linux 4.9's 3 TSO bursts); a queue in BBR's RTprop "
              "estimate raises it.")
+    swept = buffers(1, quick)
+    one = {b: [bbr_share(r, 1) for r in runs_of(outcomes, "mix", seeds, n=1, buffer=paper.bkey(b))] for b in swept}
+    ahead = [b for b in swept if mean(one[b]) >= 0.5]
+    behind = [b for b in swept if mean(one[b]) < 0.5]
+    rep.measured["vs-cubic.buffers"] = Measured(
+        members={f"{b:g} ms ({b / paper.RTT_MS:g} BDP)": one[b] for b in swept},
+        note=f"BBR's share falls below half between {max(ahead):g} and {min(behind):g} ms of buffer."
+        if ahead and behind else "")
+    rep.measured["vs-cubic.small-to-large"] = Measured(
+        members={f"{small} ms": share[(1, small)], f"{large} ms": share[(1, large)]})
     rep.measured["vs-cubic.may-lose"] = Measured(
         share[(1, large)], note=f"CUBIC ahead in {sum(x < 0.5 for x in share[(1, large)])} of "
                                 f"{len(share[(1, large)])} seeds.")
@@ -103,14 +116,14 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                              style={"color": "tab:red"})],
                      ylabel="share of the goodput (%)", hline=(50.0, "equal split"))
         rep.figures.append(Figure("vs_cubic.png", "each algorithm's share of the goodput (mean, seed range)"))
-        swept = buffers(1, quick)
-        one = [[bbr_share(r, 1) for r in runs_of(outcomes, "mix", seeds, n=1, buffer=paper.bkey(b))] for b in swept]
+        by_buffer = [one[b] for b in swept]
         sweep(fig_dir / "vs_cubic_buffers.png", f"1 BBR (Linux 4.9) vs 1 CUBIC flow, {paper.RATE_MBPS / 1000:g} "
               f"Gbit/s, {paper.RTT_MS} ms", [b / paper.RTT_MS for b in swept],
-              [Series("BBR", [100 * mean(x) for x in one], [100 * min(x) for x in one], [100 * max(x) for x in one],
+              [Series("BBR", [100 * mean(x) for x in by_buffer], [100 * min(x) for x in by_buffer],
+                      [100 * max(x) for x in by_buffer],
                       style={"color": "tab:green"}),
-               Series("CUBIC", [100 * (1 - mean(x)) for x in one], [100 * (1 - max(x)) for x in one],
-                      [100 * (1 - min(x)) for x in one], style={"color": "tab:red"})],
+               Series("CUBIC", [100 * (1 - mean(x)) for x in by_buffer], [100 * (1 - max(x)) for x in by_buffer],
+                      [100 * (1 - min(x)) for x in by_buffer], style={"color": "tab:red"})],
               xlabel="bottleneck buffer (BDP of the 20-ms path)", ylabel="share of the goodput (%)", logx=True,
               hline=(50.0, "equal split"))
         rep.figures.append(Figure("vs_cubic_buffers.png", "1 vs 1 over buffer sizes, as the backup slide "
