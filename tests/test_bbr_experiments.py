@@ -110,15 +110,13 @@ def test_fig1_sets_each_sample_against_the_in_flight_when_its_packet_was_sent():
     assert not np.isfinite(m["drop_excess"])  # no drop: nothing to measure
 
 
-def test_delayed_acks_hold_one_ack_in_fifty_up_to_the_hold():
-    base = delayed_acks.held_acks_host(0.0)
-    held = delayed_acks.held_acks_host(40.0)
-    assert held["ack_delay_ns"][-1] == [1.0, 40_000_000]
-    assert held["ack_delay_ns"][-2][0] == pytest.approx(1 - 1 / delayed_acks.HELD_EVERY)
-    # Below the held fraction the measured turnarounds are unchanged, only rescaled in probability.
-    assert [v for _, v in held["ack_delay_ns"][:-1]] == [v for _, v in base["ack_delay_ns"]]
-    assert held["stalls_per_s"] == base["stalls_per_s"] and held["timer_lateness_ns"] == base["timer_lateness_ns"]
+def test_delayed_acks_cross_an_aggregating_link_and_keep_the_default_host():
+    plain = delayed_acks.scenario(paper.BBR_49, 0.0, seed=1, duration=30)
+    held = delayed_acks.scenario(paper.BBR_49, 1.0, seed=1, duration=30)
+    assert "aggregate" not in plain["link"][1] and held["link"][1]["aggregate"] == f"{paper.LAB_RTT_MS}ms"
+    assert held["flow"][0]["path"] == ["data"] and held["flow"][0]["reverse"] == ["acks"]
     specs = delayed_acks.runs(True)
+    assert not any("host" in s.scenario for s in specs)  # one host model, the default, everywhere
     assert {s.scenario["flow"][0].get("params", {}).get("cwnd_gain") for s in specs} == {2.0, 1.0, None}
 
 
@@ -253,8 +251,8 @@ def test_fig1_the_measured_constraints_meet_near_the_bdp():
 
 @pytest.mark.behaviour
 def test_delayed_acks_stall_one_bdp_of_cwnd_and_not_two():
-    """L173: with one ACK in 50 held up to one RTT, cwnd_gain 1 loses
-    6.3-6.9% of its goodput, cwnd_gain 2 at most 0.05%."""
+    """L173: with ACKs released together every RTT, cwnd_gain 1 loses
+    70-72% of its goodput, cwnd_gain 2 0.5-0.6%."""
     n = experiments.measure("bbr-delayed-acks").numbers
     lost = {g: 1 - n[f"cwnd{g}.hold1.goodput_mbps"] / n[f"cwnd{g}.hold0.goodput_mbps"] for g in (1, 2)}
-    assert lost[1] > 0.03 and lost[2] < 0.005
+    assert lost[1] > 0.5 and lost[2] < 0.02

@@ -109,6 +109,22 @@ def test_acks_arrive_compressed_behind_reverse_traffic():
     assert "acks" not in dumbbell.timeseries.column_names
 
 
+def test_an_aggregating_link_releases_the_acks_together():
+    doc = two_way(reverse_flow=False, duration="5s")
+    plain = run(doc).timeseries.to_pydict()
+    doc["link"][1]["aggregate"] = "20ms"
+    held = run(doc)
+    bursts = held.timeseries.to_pydict()
+    # Released every 20 ms, nearly every ACK arrives right behind another.
+    assert sum(bursts["acks_compressed"]) / sum(bursts["acks"]) > 0.9
+    assert sum(plain["acks_compressed"]) / sum(plain["acks"]) < 0.05
+    assert held.scenario.config["links"][0]["aggregate_ns"] == 20_000_000
+    with pytest.raises(ScenarioError) as err:
+        check_supported(load_scenario({"duration": "1s", "bottleneck": {**LINK, "aggregate": "5ms"},
+                                       "flow": [{"cc": "bbr", "rtt": "10ms"}]}))
+    assert err.value.path == "bottleneck.aggregate"
+
+
 def test_a_topology_is_deterministic():
     a = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))
     b = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))

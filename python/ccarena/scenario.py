@@ -99,6 +99,10 @@ class Bottleneck(Strict):
     schedule: list[RateChange] = Field(default_factory=list)
     #: A mahimahi link trace file (link_trace.py) instead of ``rate``.
     trace: Annotated[str, Quantity("trace")] | None = Field(default=None, min_length=1)
+    #: An aggregating link: what it carried leaves together at each
+    #: multiple of this period ("40ms"), as Wi-Fi, cellular and cable
+    #: links release ACKs; absent or "0ms": none.
+    aggregate: TimeOrZero | None = None
 
 
 class Link(Bottleneck):
@@ -639,6 +643,10 @@ def _resolve_link(
     for j, change in enumerate(schedule):
         check_limits(f"{at}.schedule[{j}].rate", bn.schedule[j].rate, change["rate_bps"], "bps", limits)
     delay_ns = _unit(f"{at}.delay", parse_time_or_zero, bn.delay) if isinstance(bn, Link) else 0
+    aggregate_ns = 0
+    if bn.aggregate is not None:
+        aggregate_ns = _unit(f"{at}.aggregate", parse_time_or_zero, bn.aggregate)
+        check_limits(f"{at}.aggregate", bn.aggregate, aggregate_ns, "ns", limits)
     config = {
         "rate_bps": rate_bps,
         "buffer_bytes": buffer_bytes,
@@ -654,6 +662,7 @@ def _resolve_link(
         **({"policer": policer} if policer is not None else {}),
         **({"trace": trace} if trace is not None else {}),
         **({"delay_ns": delay_ns} if delay_ns else {}),
+        **({"aggregate_ns": aggregate_ns} if aggregate_ns else {}),
     }
     human: dict[str, Any] = {"buffer_bytes": buffer_bytes}
     if fq is not None:

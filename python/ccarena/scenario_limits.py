@@ -68,6 +68,8 @@ FIELD_LIMITS: dict[str, tuple[str, ...]] = {
     "bottleneck.schedule[].rate": ("max_rate_bps",),
     # The file's lines, its period (last line) and its mean rate.
     "bottleneck.trace": ("max_trace_opportunities", "max_trace_period_ns", "max_rate_bps"),
+    # An aggregating link's release period: at most a flow's longest RTT.
+    "bottleneck.aggregate": ("max_rtt_ns",),
     "flow[].rtt": ("max_rtt_ns",),
     "flow[].start": (BEFORE_END,),
     "flow[].stop": (AT_MOST_DURATION,),

@@ -116,6 +116,12 @@ pub struct BottleneckConfig {
     /// bottleneck: 0, its flows' `rtt_ns` holds every delay).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub delay_ns: u64,
+    /// A link that aggregates: what it carried leaves together at each
+    /// multiple of this period (after `delay_ns`), as Wi-Fi, cellular and
+    /// cable links release packets (ACKs in particular) in bursts, ns; 0:
+    /// each packet leaves when serialised.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub aggregate_ns: u64,
 }
 
 /// A mahimahi-style link trace ([`crate::trace_link`]), resolved.
@@ -178,6 +184,7 @@ impl BottleneckConfig {
             schedule: vec![],
             trace: None,
             delay_ns: 0,
+            aggregate_ns: 0,
         }
     }
 }

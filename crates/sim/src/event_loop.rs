@@ -210,7 +210,10 @@ impl Simulation {
         // ACKs in links queue under their own flow keys, n + flow.
         let keys = if reverse_paths { 2 * n } else { n };
         let links: Vec<Link> = (0..cfg.n_links())
-            .map(|k| Link::new(Bottleneck::new(cfg.link(k), keys, wire_bytes), cfg.link(k).delay_ns))
+            .map(|k| {
+                let c = cfg.link(k);
+                Link::new(Bottleneck::new(c, keys, wire_bytes), c.delay_ns, c.aggregate_ns)
+            })
             .collect();
         let samples = (cfg.duration_ns / cfg.interval_ns) as usize;
         let mut sim = Self {
@@ -321,9 +324,9 @@ impl Simulation {
                 }
                 self.free_dropped_acks(link);
                 let l = &mut self.links[link as usize];
-                if l.delay_ns == 0 {
+                if l.passes_at_once() {
                     self.leave_link(link, pkt);
-                } else if let Some(t) = l.wire.push(now, pkt) {
+                } else if let Some(t) = l.propagate(now, pkt) {
                     self.events.schedule(t, Event::LinkWire(link));
                 }
             }

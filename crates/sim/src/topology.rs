@@ -32,9 +32,13 @@ pub struct Link {
     pub gen: u32,
     /// Propagation delay after the serialiser, ns.
     pub delay_ns: u64,
-    /// Packets past the serialiser, propagating; unused when `delay_ns` is
-    /// 0 (a packet then moves on in the event that serialised it, as the
-    /// dumbbell's bottleneck always did).
+    /// An aggregating link's release period, ns (0: none): see
+    /// [`Link::release_ns`].
+    pub aggregate_ns: u64,
+    /// Packets past the serialiser, propagating (and, on an aggregating
+    /// link, waiting for their release); unused when both are 0 (a packet
+    /// then moves on in the event that serialised it, as the dumbbell's
+    /// bottleneck always did).
     pub wire: Pipe<DataPacket>,
     /// The queue's counters at the start and end of the measurement window.
     pub at_from: LinkCounters,
@@ -42,13 +46,46 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(queue: Bottleneck, delay_ns: u64) -> Self {
-        Self { queue, gen: 0, delay_ns, wire: Pipe::new(delay_ns), at_from: Default::default(), at_to: None }
+    pub fn new(queue: Bottleneck, delay_ns: u64, aggregate_ns: u64) -> Self {
+        Self {
+            queue,
+            gen: 0,
+            delay_ns,
+            aggregate_ns,
+            wire: Pipe::new(delay_ns),
+            at_from: Default::default(),
+            at_to: None,
+        }
+    }
+
+    /// Whether a packet moves on in the event that serialised it.
+    pub fn passes_at_once(&self) -> bool {
+        self.delay_ns == 0 && self.aggregate_ns == 0
+    }
+
+    /// Puts a packet the queue finished serialising at `now_ns` on the
+    /// wire: it leaves after the delay, on an aggregating link at the
+    /// release after that ([`release_ns`]). Its exit time if the caller
+    /// must schedule the wire's head.
+    pub fn propagate(&mut self, now_ns: u64, pkt: DataPacket) -> Option<u64> {
+        let period = self.aggregate_ns;
+        self.wire.push_with(now_ns, pkt, |arrival| release_ns(arrival, period))
     }
 
     /// Packets of flow key `key` in the queue or on the wire.
     pub fn packets_of(&self, key: u32) -> u64 {
         self.queue.flow_packets(key) + self.wire.iter().filter(|p| p.flow == key).count() as u64
+    }
+}
+
+/// When a packet that arrives at `arrival_ns` leaves a link that releases
+/// every `period_ns` (0: at once): at the next multiple of the period, so
+/// that every packet that arrived since the last release leaves with it,
+/// in order (a burst).
+pub fn release_ns(arrival_ns: u64, period_ns: u64) -> u64 {
+    match period_ns {
+        0 => arrival_ns,
+        period => arrival_ns.div_ceil(period) * period,
     }
 }
 
@@ -191,6 +228,17 @@ mod tests {
         }
         assert_eq!(clock.take(), (6, 2));
         assert_eq!(clock.take(), (0, 0));
+    }
+
+    #[test]
+    fn an_aggregating_link_releases_at_multiples_of_its_period() {
+        assert_eq!([0, 1, 40, 41, 79].map(|t| release_ns(t, 40)), [0, 40, 40, 80, 80]);
+        assert_eq!(release_ns(41, 0), 41);
+        let cfg = crate::config::BottleneckConfig::droptail(1_000_000, 100_000);
+        let mut link = Link::new(Bottleneck::new(&cfg, 1, 1514), 5, 40);
+        assert!(!link.passes_at_once());
+        // Serialised at 36: arrives at 41 after the delay, leaves at 80.
+        assert_eq!(link.propagate(36, DataPacket::default()), Some(80));
     }
 
     #[test]

@@ -231,6 +231,7 @@ fn link(b: &BottleneckConfig, at: &str, packet_bytes: u64) -> Result<(), String>
         }
     }
     at_most(&format!("{at}.delay"), b.delay_ns, MAX_RTT_NS, Unit::Ns)?;
+    at_most(&format!("{at}.aggregate"), b.aggregate_ns, MAX_RTT_NS, Unit::Ns)?;
     Ok(())
 }
 

@@ -97,6 +97,9 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     if "link" in scenario.human:
         raise ScenarioError("link", "the live engine runs the dumbbell ([bottleneck]) only; [[link]] topologies "
                                     "run in the simulator")
+    if bn.get("aggregate_ns"):
+        raise ScenarioError("bottleneck.aggregate", "the live engine has no aggregating link; an aggregating "
+                                                    "link runs in the simulator")
     for i, flow in enumerate(cfg["flows"]):
         if flow.get("size_bytes") is not None:
             raise ScenarioError(f"flow[{i}].size", "the live engine runs bulk flows only (its agents send until the "

@@ -10,28 +10,28 @@ estimated delivery rate, even when ACKs are delayed by up to one RTT. This
 largely avoids stalls." The paper has no figure for it. Claims:
 claims.toml; this module measures them per seed.
 
-How ACKs are held: through the host model's ACK turnaround (docs/host.md),
-which delivers ACKs in order, so that the ACKs behind a late one wait for
-it and reach the sender together. The run's host is the default measured
-Linux host with one change: one ACK in HELD_EVERY is held for a time drawn
-uniformly up to the hold (the rest keep the measured turnarounds). The
-flow's RTprop is untouched (most ACKs are not held), so a hold is a delay
-BBR's model does not expect, as on a real aggregating link. BBR is Linux
-4.9's, the paper's: Linux's later ACK-aggregation allowance in cwnd exists
-for exactly these paths and would blur the cwnd_gain the paper argues
-from.
+How ACKs are held: the flow's ACKs cross an aggregating link (a
+topology's `[[link]]` with `aggregate`, docs/scenario-format.md): it
+releases what it carried at each multiple of the hold, all together, as
+Wi-Fi, cellular and cable links release ACKs in bursts. So every ACK is
+held for up to the hold (on average half of it), and the ACKs of a hold
+reach the sender together. The data path is Figs. 2-5's; the ACK link is
+fast and deep enough that ACKs never queue in it. The hosts are the
+default model, as everywhere. The flow's RTprop is the base RTT (an ACK
+that arrives just before a release waits for almost nothing), so a hold
+is a delay BBR's model does not expect, as on a real aggregating link.
+BBR is Linux 4.9's, the paper's: Linux's later ACK-aggregation allowance
+in cwnd exists for exactly these paths and would blur the cwnd_gain the
+paper argues from.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from . import paper
-from ... import host
 from .. import compare, traces
 from ..common import key, markdown_table, mean, values
 from ..compare import spread
@@ -52,9 +52,9 @@ HOLDS_RTT = (0.0, 0.25, 0.5, 1.0, 2.0)
 QUICK_HOLDS_RTT = (0.0, 1.0)
 #: The holds the paper's "up to one RTT" covers.
 UP_TO = 1.0
-#: One ACK in this many is held (the paper gives no rate): about one hold
-#: every third round trip on this path, where an RTT carries ~17 ACKs.
-HELD_EVERY = 50
+#: The ACK link: fast and deep, so that ACKs wait only for its releases.
+ACK_LINK_RATE = "1Gbit"
+ACK_LINK_BUFFER = "10MB"
 DURATION_S = 60.0
 QUICK_DURATION_S = 30.0
 #: After Startup and Drain.
@@ -73,23 +73,17 @@ def duration_s(quick: bool) -> float:
     return QUICK_DURATION_S if quick else DURATION_S
 
 
-@cache
-def _linux_host() -> dict[str, Any]:
-    return tomllib.loads((host.MODELS / f"{host.DEFAULT}.toml").read_text())
-
-
-def held_acks_host(hold_ms: float) -> dict[str, Any]:
-    """The default host model with one ACK in HELD_EVERY held up to
-    ``hold_ms`` (uniform from the model's longest turnaround); the
-    model itself for a hold of 0."""
-    table = dict(_linux_host())
-    if hold_ms <= 0:
-        return table
-    keep = 1.0 - 1.0 / HELD_EVERY
-    measured = [[p * keep, v] for p, v in table["ack_delay_ns"]]
-    longest = measured[-1][1]
-    table["ack_delay_ns"] = measured + [[1.0, max(longest, int(round(hold_ms * 1e6)))]]
-    return table
+def scenario(variant, hold_rtt: float, *, seed: int, duration: float) -> dict[str, Any]:
+    """One flow on Figs. 2-5's path, its ACKs through a link that releases
+    them every ``hold_rtt`` base RTTs (none for 0)."""
+    acks: dict[str, Any] = {"name": "acks", "rate": ACK_LINK_RATE, "buffer": ACK_LINK_BUFFER}
+    if hold_rtt > 0:
+        acks["aggregate"] = f"{hold_rtt * paper.LAB_RTT_MS:g}ms"
+    doc = paper.scenario([paper.flow(variant, paper.LAB_RTT_MS, path=["data"], reverse=["acks"])], seed=seed,
+                         duration=duration, rate=f"{paper.LAB_RATE_MBPS}Mbit", buffer=paper.buffer(paper.BUFFER_BDP),
+                         window=(STEADY_FROM_S, duration), interval=INTERVAL)
+    data = {"name": "data", **doc.pop("bottleneck")}
+    return {**doc, "link": [data, acks]}
 
 
 def _key(gain: float | None, seed: int, hold: float) -> str:
@@ -103,11 +97,7 @@ def runs(quick: bool) -> list[RunSpec]:
         for h in holds(quick):
             for seed in paper.seeds(quick):
                 v = VARIANTS[g] if g else TODAY
-                doc = paper.scenario([paper.flow(v, paper.LAB_RTT_MS)], seed=seed, duration=dur,
-                                     rate=f"{paper.LAB_RATE_MBPS}Mbit", buffer=paper.buffer(paper.BUFFER_BDP),
-                                     window=(STEADY_FROM_S, dur), interval=INTERVAL)
-                doc["host"] = held_acks_host(h * paper.LAB_RTT_MS)
-                specs.append(RunSpec(_key(g, seed, h), doc, COLUMNS))
+                specs.append(RunSpec(_key(g, seed, h), scenario(v, h, seed=seed, duration=dur), COLUMNS))
     return specs
 
 
@@ -137,10 +127,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"{' and '.join(f'{g:g}' for g in GAINS)}, on Figs. 2-5's path ({paper.LAB_RATE_MBPS} Mbit/s, "
         f"{paper.LAB_RTT_MS} ms, buffer {paper.BUFFER_BDP:g} BDP), {duration_s(quick):g} s, measured from "
         f"{STEADY_FROM_S:g} s, telemetry every {INTERVAL}.",
-        f"Delayed and aggregated ACKs: one ACK in {HELD_EVERY} is held for a time drawn uniformly up to the hold "
-        f"({', '.join(f'{h:g}' for h in hs)} base RTTs), and the ACKs behind it wait for it (ACKs arrive in order), "
-        "then reach the sender together; the others keep the default host model's measured turnarounds. The paper "
-        "gives no rate of such holds; this one is about one every third round trip.",
+        f"Delayed and aggregated ACKs: the ACKs cross a link ({ACK_LINK_RATE}, {ACK_LINK_BUFFER}) that releases "
+        f"what it carried every hold ({', '.join(f'{h:g}' for h in hs)} base RTTs; 0: no aggregation), all together: "
+        "every ACK is held for up to the hold (half of it on average) and a hold's ACKs reach the sender at once, "
+        "as on Wi-Fi, cellular and cable links (L171). Hosts: the default model.",
         "Stalls: the share of the samples in which the flow has its whole cwnd in flight (within 2 packets), so "
         "that it can send nothing until ACKs arrive.",
     ]
@@ -179,7 +169,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     if fig_dir is not None:
         styles = {2.0: {"color": "tab:green"}, 1.0: {"color": "tab:red"}}
         sweep(fig_dir / "delayed_acks.png", f"BBR (Linux 4.9), {paper.LAB_RATE_MBPS} Mbit/s, {paper.LAB_RTT_MS} ms: "
-              f"goodput as ACKs are held (1 in {HELD_EVERY}, mean and seed range)", list(hs),
+              "goodput as ACKs are aggregated (mean and seed range)", list(hs),
               [Series(f"cwnd_gain {g:g}", [100 * mean(good[(g, h)]) / link for h in hs],
                       [100 * min(good[(g, h)]) / link for h in hs], [100 * max(good[(g, h)]) / link for h in hs],
                       style=styles[g]) for g in GAINS]
