@@ -111,9 +111,11 @@ class RunSpec:
     def cost(self) -> float:
         """Relative cost, for scheduling the longest runs first: bottleneck
         packets the run can carry (rate x duration), in millions."""
-        rate = units.parse_rate(self.scenario["bottleneck"]["rate"])
+        links = [self.scenario["bottleneck"]] if "bottleneck" in self.scenario else self.scenario.get("link", [])
+        # A trace's link has no rate: count it at 100 Mbit/s (an ordering hint only).
+        rate = max((units.parse_rate(link["rate"]) for link in links if "rate" in link), default=100_000_000)
         duration_s = units.parse_time(self.scenario["duration"]) / 1e9
-        flows = sum(int(f.get("count", 1)) for f in self.scenario["flow"])
+        flows = sum(int(f.get("count", 1)) for f in self.scenario.get("flow", []))
         return rate * duration_s / 8 / units.PACKET_WIRE_BYTES / 1e6 * (1 + 0.02 * flows)
 
 
