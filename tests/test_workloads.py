@@ -110,8 +110,8 @@ def test_workload_keys_are_checked(keys, path, problem):
 
 def test_a_topologys_load_is_of_the_slowest_link_on_the_path_or_the_one_named():
     doc = {"duration": "10s",
-           "link": [{"name": "a", "rate": "100Mbit", "buffer": "1bdp"}, {"name": "b", "rate": "40Mbit", "buffer": "1bdp"},
-                    {"name": "c", "rate": "10Mbit", "buffer": "1bdp"}],
+           "link": [{"name": name, "rate": rate, "buffer": "1bdp"}
+                    for name, rate in (("a", "100Mbit"), ("b", "40Mbit"), ("c", "10Mbit"))],
            "workload": [{"cc": "cubic", "rtt": "20ms", "size": "100KB", "load": 0.5, "path": ["a", "b"]}]}
     cfg = load_scenario(doc)
     assert cfg.config["workloads"][0]["arrival_rate_hz"] == pytest.approx(0.5 * 40e6 / 8 / 100e3)

@@ -35,9 +35,11 @@ pub fn fcts_alone(
     };
     let mut out = Vec::with_capacity(sizes_bytes.len());
     for &size in sizes_bytes {
+        if !(1..=crate::limits::MAX_FLOW_BYTES).contains(&size) {
+            return Err(format!("workload[{workload}].size: {size} bytes is not a size the engine runs"));
+        }
         let mut solo = base.clone();
         solo.flows = vec![wl.flow(0, size)];
-        crate::validate(&solo)?;
         match Simulation::new(solo).run_until_complete(should_stop) {
             Some(fct) => out.push(fct),
             None => return Ok(None),
@@ -110,8 +112,9 @@ mod tests {
         short.workloads[0].stop_ns = S;
         assert_eq!(fcts_alone(&short, 0, &[5_000_000], &mut |_| false).unwrap().unwrap(), vec![None]);
         // Stopped (asked after 2^14 events: the 5 MB flow has more): None;
-        // a workload that is not there: an error.
+        // a workload that is not there, or a size of nothing: an error.
         assert_eq!(fcts_alone(&c, 0, &[5_000_000], &mut |_| true).unwrap(), None);
         assert!(fcts_alone(&c, 1, &sizes, &mut |_| false).is_err());
+        assert!(fcts_alone(&c, 0, &[0], &mut |_| false).is_err());
     }
 }

@@ -888,6 +888,80 @@ mod tests {
         assert_eq!(r.flows[1].fct_ns, None);
     }
 
+    /// Every flow's `in_network` (what frees a workload flow's slot) is
+    /// what a count of its packets and ACKs in the pipes, egresses, links'
+    /// queues and wires finds.
+    fn assert_in_network_is_counted(sim: &Simulation) {
+        let ack_key = |slot: u32| if sim.ack_keys { Some(sim.keys + slot) } else { None };
+        for slot in 0..sim.keys {
+            let Some(f) = sim.flows.get(slot) else { continue };
+            let in_links = |key: u32| sim.links.iter().map(|l| l.packets_of(key)).sum::<u64>();
+            let data = f.data_pipe.len() + f.egress.len() + in_links(slot) as usize;
+            let queued_acks = ack_key(slot).map_or(0, in_links) as usize;
+            let acks = f.ack_pipe.len() + f.ack_out.as_ref().map_or(0, Pipe::len) + queued_acks;
+            assert_eq!(f.in_network as usize, data + acks, "slot {slot} at {} ns", sim.now_ns);
+        }
+    }
+
+    #[test]
+    fn a_flows_count_of_what_it_has_in_the_network_is_exact() {
+        // A workload (fq_codel's push-outs and CoDel's head drops, ACKs
+        // queueing and dropped in a reverse link, stalls holding packets),
+        // checked at many instants.
+        use crate::config::{FqCodelConfig, HostConfig, WorkloadConfig};
+        let mut cfg = examples().remove(1).1;
+        cfg.duration_ns = 4 * S;
+        cfg.measure_from_ns = 0;
+        cfg.measure_to_ns = 4 * S;
+        cfg.bottleneck = BottleneckConfig { aqm: Aqm::FqCodel, ..BottleneckConfig::droptail(30_000_000, 60_000) };
+        cfg.bottleneck.fq_codel = Some(FqCodelConfig {
+            target_ns: MS,
+            interval_ns: 20 * MS,
+            limit_packets: 40,
+            flows: 4,
+            quantum_bytes: 1514.try_into().unwrap(),
+            ecn: false,
+        });
+        cfg.links = vec![BottleneckConfig::droptail(5_000_000, 8_000)];
+        cfg.flows[0].path = vec![0];
+        cfg.flows[1].path = vec![1];
+        cfg.flows[1].reverse_path = vec![0];
+        cfg.workloads = vec![WorkloadConfig {
+            cc: "bbr".into(),
+            rtt_ns: 20 * MS,
+            params: vec![],
+            ecn: Default::default(),
+            jitter_ns: 0,
+            path: vec![0],
+            reverse_path: vec![1],
+            start_ns: 0,
+            stop_ns: 4 * S,
+            arrival_rate_hz: 50.0,
+            size_bytes: None,
+            sizes: vec![(0.0, 1), (0.7, 20_000), (1.0, 400_000)],
+            max_active: 6,
+        }];
+        cfg.host = Some(HostConfig {
+            ack_delay_ns: vec![(0.0, 5_000), (1.0, 300_000)],
+            stalls_per_s: 30.0,
+            stall_length_ns: vec![(0.0, 100_000), (1.0, 2 * MS)],
+            ..Default::default()
+        });
+        crate::validate(&cfg).unwrap();
+        let mut sim = Simulation::new(cfg);
+        let mut checks = 0;
+        while let Some((t, ev)) = sim.events.pop_until(4 * S) {
+            sim.now_ns = t;
+            sim.dispatch(ev);
+            if sim.events.processed() % 31 == 0 {
+                assert_in_network_is_counted(&sim);
+                checks += 1;
+            }
+        }
+        let (w, drops) = (sim.workloads[0].counts, sim.links[1].queue.stats.drops);
+        assert!(checks > 1000 && w.arrived > 150 && w.refused > 0 && drops > 0, "{checks} {w:?} {drops}");
+    }
+
     #[test]
     fn a_window_without_samples_reports_no_statistics() {
         // A flow that starts after the window sees no RTT sample in it, and

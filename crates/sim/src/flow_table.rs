@@ -208,9 +208,9 @@ impl FlowTable {
         self.slots[..self.n_static].iter_mut().map(|f| f.as_deref_mut().expect("a [[flow]] keeps its slot"))
     }
 
-    /// The workloads' flows in progress, in slot order.
-    pub fn arrivals(&self) -> impl Iterator<Item = &Flow> {
-        self.slots[self.n_static..].iter().filter_map(|f| f.as_deref())
+    /// The flow in `slot`, if one is there.
+    pub fn get(&self, slot: u32) -> Option<&Flow> {
+        self.slots.get(slot as usize).and_then(|f| f.as_deref())
     }
 
     /// The flow in `slot`, if one is there.

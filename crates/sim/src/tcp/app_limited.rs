@@ -48,7 +48,8 @@ impl TcpSender {
     /// waits for nothing else (a stop, the end of a sized flow's data).
     pub(super) fn app_next_write_ns(&self) -> Option<u64> {
         let app = self.app.as_ref()?;
-        let done = self.stop_ns.is_some_and(|s| self.now_ns >= s) || self.size_segments.is_some_and(|n| self.sb.nxt() >= n);
+        let done = self.stop_ns.is_some_and(|s| self.now_ns >= s)
+            || self.size_segments.is_some_and(|n| self.sb.nxt() >= n);
         if done || self.app_has_data() {
             return None;
         }
