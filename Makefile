@@ -14,7 +14,7 @@
 #   make bench-fidelity   simulator (host models) vs repeated kernel runs, flow by flow, and a lone BBR flow's queue (live part cached in docs/; --live: root, ~80 min)
 #   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
 #   make bench-scorecard  the scorecard of every algorithm, twice (seeds 1-5, 6-10): wall time, Kendall's tau of the rankings
-#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, hock-single's 10 Gbit/s flow, and `ccarena run` on a 10M-line link trace (~3 min)
+#   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, hock-single's 10 Gbit/s flow, `ccarena run` on a 10M-line link trace and on 100,000 workload flows (~3 min)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help

@@ -12,11 +12,16 @@ Then the 10 Gbit/s case of Hock et al. (`hock-single`: 20 ms, a 160-ms
 buffer = 8 BDP, 60 s), whose targets are issue 12's: under 30 s wall and
 under 300 MiB peak on 2 cores. Printed, never asserted as a test.
 
-Last, a link trace of 10 million lines (the engine's limit; ~8 lines a ms
+Then a link trace of 10 million lines (the engine's limit; ~8 lines a ms
 at random, ~97 Mbit/s, a period of ~21 min) under one CUBIC flow for 3 s,
 through the whole `ccarena run` command (the child's peak RSS from wait4):
 issue 25's target is 200 MB (it was 1.27 GB when the trace crossed as a
 list of numbers). `--trace` runs this case alone.
+
+Last, 10,000 and 100,000 short flows of a [[workload]] (10 KB CUBIC flows,
+a load of 0.5 of 1 Gbit/s, 1 ms) through `ccarena run`: a flow's state is
+freed when it is done, so the peak grows only by each flow's record and
+row (target: under 1,000 bytes a flow). `--workload` runs this case alone.
 
 Per run the child prints, as peak RSS (ru_maxrss) high-water marks:
 - before: the interpreter with ccarena imported and the scenario resolved;
@@ -51,7 +56,7 @@ scenario = load_scenario(json.loads(sys.argv[1]))
 config = json.dumps(scenario.config)
 before = peak_kib()
 t0 = time.perf_counter()
-text, flow_columns, link_columns = _core.simulate(config)
+text, flow_columns, link_columns, workload_columns = _core.simulate(config)
 engine_s = time.perf_counter() - t0
 engine = peak_kib()
 raw = json.loads(text)
@@ -123,29 +128,35 @@ def write_trace(path: Path, lines: int) -> None:
             lines -= count
 
 
+def cli_run(tmp: Path, toml_text: str) -> tuple[float, float]:
+    """`ccarena run` of a scenario in a child process: (wall s, peak RSS MB
+    from wait4)."""
+    import os
+    import time
+
+    toml = tmp / "scenario.toml"
+    toml.write_text(toml_text)
+    started = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "ccarena", "run", str(toml), "--out", str(tmp / "run")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    stderr = child.stderr.read().decode() if child.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"ccarena run failed: {stderr}")
+    return wall, usage.ru_maxrss * 1024 / 1e6
+
+
 def trace_run() -> bool:
     """`ccarena run` of a 3-s scenario on a TRACE_LINES-line trace; True if
     its peak RSS missed the target."""
-    import os
     import tempfile
-    import time
 
     with tempfile.TemporaryDirectory(prefix="ccarena-bench-trace-") as tmp:
         trace = Path(tmp) / "big.trace"
         write_trace(trace, TRACE_LINES)
-        toml = Path(tmp) / "trace.toml"
-        toml.write_text(f'duration = "3s"\n[bottleneck]\ntrace = "{trace}"\nbuffer = "1bdp"\n'
-                        '[[flow]]\ncc = "cubic"\nrtt = "20ms"\n')
-        started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "ccarena", "run", str(toml), "--out", str(Path(tmp) / "run")],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        stderr = child.stderr.read().decode() if child.stderr else ""
-        if child.returncode != 0:
-            raise SystemExit(f"ccarena run failed: {stderr}")
-        peak = usage.ru_maxrss * 1024 / 1e6
+        wall, peak = cli_run(Path(tmp), f'duration = "3s"\n[bottleneck]\ntrace = "{trace}"\nbuffer = "1bdp"\n'
+                                        '[[flow]]\ncc = "cubic"\nrtt = "20ms"\n')
         missed = peak >= TRACE_TARGET_MB
         print(f"{TRACE_LINES:,}-line trace ({trace.stat().st_size / 1e6:.0f} MB of text), 1 CUBIC flow, 3 s simulated, "
               f"`ccarena run`: {wall:.1f} s wall, peak RSS {peak:.1f} MB (target < {TRACE_TARGET_MB} MB: "
@@ -153,13 +164,51 @@ def trace_run() -> bool:
         return missed
 
 
+#: The workload case: flows (a tenth, then all), their arrival rate (10 KB
+#: each: a load of 0.5 of 1 Gbit/s), and what each flow beyond the first
+#: tenth may add to the peak (its record through the engine, the result's
+#: columns, flows.parquet), bytes: a flow in progress holds ~5 KB and more
+#: of engine state, freed when it is done.
+WORKLOAD_FLOWS = 100_000
+WORKLOAD_RATE_HZ = 6_250
+WORKLOAD_TARGET_BYTES_PER_FLOW = 1_000
+
+
+def workload_run() -> bool:
+    """`ccarena run` of 10,000 and of 100,000 short flows (a [[workload]]
+    of 10 KB CUBIC flows at 6,250 a second on 1 Gbit/s, 1 ms); True if the
+    peak grew by more than the target per flow."""
+    import tempfile
+
+    peaks = {}
+    for flows in (WORKLOAD_FLOWS // 10, WORKLOAD_FLOWS):
+        window_s = flows / WORKLOAD_RATE_HZ
+        with tempfile.TemporaryDirectory(prefix="ccarena-bench-workload-") as tmp:
+            wall, peaks[flows] = cli_run(Path(tmp), (
+                f'duration = "{window_s + 1:g}s"\n[output]\ninterval = "1s"\n'
+                '[bottleneck]\nrate = "1Gbit"\nbuffer = "1bdp"\n'
+                f'[[workload]]\ncc = "cubic"\nrtt = "1ms"\nsize = "10KB"\narrival_rate = {WORKLOAD_RATE_HZ}\n'
+                f'stop = "{window_s:g}s"\n'))
+        print(f"{flows:,} workload flows (10 KB CUBIC, 1 Gbit/s, load 0.5), `ccarena run`: {wall:.1f} s wall, "
+              f"peak RSS {peaks[flows]:.1f} MB", flush=True)
+    added = WORKLOAD_FLOWS - WORKLOAD_FLOWS // 10
+    per_flow = (peaks[WORKLOAD_FLOWS] - peaks[WORKLOAD_FLOWS // 10]) * 1e6 / added
+    missed = per_flow >= WORKLOAD_TARGET_BYTES_PER_FLOW
+    print(f"  {per_flow:.0f} bytes of peak RSS per further flow (target < {WORKLOAD_TARGET_BYTES_PER_FLOW}: "
+          f"{'MISSED' if missed else 'ok'})", flush=True)
+    return missed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("durations", nargs="*", type=int, default=list(DURATIONS_S), help="simulated seconds")
     parser.add_argument("--trace", action="store_true", help="only the 10-million-line trace case")
+    parser.add_argument("--workload", action="store_true", help="only the 100,000-flow workload case")
     args = parser.parse_args()
     if args.trace:
         return 1 if trace_run() else 0
+    if args.workload:
+        return 1 if workload_run() else 0
     print("scenario: 1 BBR flow, 10 Gbit/s, 10 ms RTT, 1 BDP droptail buffer, 100 ms output interval")
     failed = False
     for duration_s in args.durations:
@@ -182,6 +231,7 @@ def main() -> int:
           f"(target < {HOCK_TARGET_WALL_S} s), peak RSS {peak_mib:.1f} MiB (target < {HOCK_TARGET_MIB} MiB), "
           f"{r['packets']:,} packets, {r['goodput_gbps']:.2f} Gbit/s goodput", flush=True)
     failed |= trace_run()
+    failed |= workload_run()
     return 1 if failed else 0
 
 

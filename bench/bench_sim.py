@@ -44,7 +44,7 @@ from ccarena import _core
 config = sys.stdin.read()
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
-counters, _flow, _link = _core.simulate(config)
+counters, _flow, _link, _workload = _core.simulate(config)
 wall = time.perf_counter() - t0
 result = json.loads(counters)
 print(json.dumps({

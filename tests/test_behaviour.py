@@ -155,6 +155,19 @@ def test_cubic_collapses_under_one_percent_random_loss():
     assert result.summary["goodput_total_mbps"] <= 10.0
 
 
+def test_web_search_flows_next_to_a_bulk_bbr_flow_are_slowed_down():
+    # examples/workload-websearch-next-to-bbr.toml: BBR keeps the 1-BDP
+    # buffer nearly full and takes what the workload leaves; the short
+    # CUBIC flows take twice their time alone, the 1-10 MB ones over ten
+    # times (next to bulk CUBIC: 1.07 and 1.28).
+    result = run("workload-websearch-next-to-bbr")
+    (workload,) = result.summary["workloads"]
+    slowdown = {b["bin"]: b["slowdown"]["p50"] for b in workload["bins"]}
+    assert slowdown["<=100KB"] > 2 and slowdown["1MB-10MB"] > 10, slowdown
+    assert workload["refused"] == 0 and workload["window"]["completed"] > 700
+    assert result.summary["queue_delay_ms"]["p50"] > 0.8 * 10  # of a 10-ms buffer
+
+
 @pytest.mark.parametrize("name", ALL_EXAMPLES)
 def test_conservation(name):
     result = run(name)

@@ -169,6 +169,13 @@ CONTEXT: dict[str, dict[str, Any]] = {
     # A day is cheap to simulate at 10 kbit/s, sampled hourly.
     "duration": {"bottleneck.rate": "10kbit", "output.interval": "3600s"},
     "host.stalls_per_s": {"host.stall_length_ns": [[0.0, 1], [1.0, 1]]},
+    # An application writing in ON/OFF periods (both lengths given).
+    "flow[].app": {"flow.0.app": {"on": "10ms", "off": "10ms"}},
+    # A workload of 10 KB flows at 100 a second; with a load instead of
+    # the rate; at the largest rate, for 1 us (100 arrivals expected).
+    "workload[]": {"workload": [{"cc": "cubic", "rtt": "20ms", "size": "10KB", "arrival_rate": 100}]},
+    "workload[].load": {"workload": [{"cc": "cubic", "rtt": "20ms", "size": "10KB"}]},
+    "workload[].arrival_rate": {"workload": [{"cc": "cubic", "rtt": "20ms", "size": "10KB", "stop": "1us"}]},
 }
 
 
@@ -244,7 +251,7 @@ def _bounds(field: str) -> list[str]:
 
 
 CASES = [(f, b) for f in FIELDS for b in _bounds(f)
-         if f not in ("bottleneck.trace", "link[].trace", "flow[].params")]
+         if f not in ("bottleneck.trace", "link[].trace", "flow[].params", "workload[].params", "workload[].sizes")]
 
 
 def _case_docs(field: str, bound: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -264,7 +271,7 @@ def _engine_beyond(config: dict[str, Any], field: str, bound: str) -> dict[str, 
     node: Any = config
     # A topology's link 0 is the engine's `bottleneck`.
     field = field.replace("link[].", "bottleneck.", 1)
-    *tables, name = field.replace("[]", ".[]").replace("flow.", "flows.").split(".")
+    *tables, name = field.replace("[]", ".[]").replace("flow.", "flows.").replace("workload.", "workloads.").split(".")
     for part in tables:
         node = node[0] if part == "[]" else node[part]
     _, beyond = _values(field, bound)
@@ -399,7 +406,52 @@ def test_at_a_traces_limits_both_agree(case, tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------
-# The run's size: telemetry rows, flows, packets through the link.
+# A workload's size distribution file: its points and its largest size.
+
+
+def _sizes_file(path: Path, points: list[tuple[int, float]]) -> str:
+    path.write_text("".join(f"{size} {prob!r}\n" for size, prob in points))
+    return str(path)
+
+
+@pytest.mark.parametrize("bound", ["max_size_points", "max_flow_bytes"])
+def test_at_a_size_files_limits_both_agree(bound, tmp_path, capsys):
+    assert bound in FIELD_LIMITS["workload[].sizes"]
+    n, big = LIMITS["max_size_points"], LIMITS["max_flow_bytes"]
+    at, beyond = {
+        "max_size_points": ([(k, k / (n - 1)) for k in range(n)], [(k, k / n) for k in range(n + 1)]),
+        "max_flow_bytes": ([(0, 0.0), (big, 1.0)], [(0, 0.0), (big + 1, 1.0)]),
+    }[bound]
+    workload = {"cc": "cubic", "rtt": "20ms", "arrival_rate": 100}
+    beyond_doc = {**BASE, "workload": [{**workload, "sizes": _sizes_file(tmp_path / "beyond.cdf", beyond)}]}
+    with pytest.raises(ScenarioError) as python:
+        load_scenario(beyond_doc)
+    assert python.value.path == "workload[0].sizes" and "limit" in str(python.value), str(python.value)
+    _refused_by_the_cli(beyond_doc, "workload[0].sizes", tmp_path, capsys)
+    (tmp_path / "beyond.cdf").unlink()
+    at_doc = {**BASE, "workload": [{**workload, "sizes": _sizes_file(tmp_path / "at.cdf", at)}]}
+    config = _passes_everywhere(at_doc, tmp_path).config
+    config["workloads"][0]["sizes"] = [[prob, size] for size, prob in beyond]
+    with pytest.raises(ValueError) as engine:
+        _core.validate(json.dumps(config))
+    assert str(engine.value).startswith("workload[0].sizes: "), str(engine.value)
+
+
+def test_a_workloads_parameters_are_read_as_a_flows(tmp_path):
+    # A plain integer parameter (its limit is the u64's, in its own unit).
+    cc, spec = next((cc, spec) for cc in _core.cc_names() for spec in param_specs(cc) if spec.kind == "integer")
+    doc = {**BASE, "workload": [{"cc": cc, "rtt": "20ms", "size": "10KB", "arrival_rate": 100,
+                                 "params": {spec.key: U64_MAX + 1}}]}
+    with pytest.raises(ScenarioError) as python:
+        load_scenario(doc)
+    assert python.value.path == f"workload[0].params.{spec.key}", str(python.value)
+    doc["workload"][0]["params"] = {spec.key: U64_MAX}
+    _passes_everywhere(doc, tmp_path)
+
+
+# --------------------------------------------------------------------------
+# The run's size: telemetry rows, flows, packets through the link, the
+# workloads' flows in progress at once and their expected arrivals.
 
 RUN = {
     "duration": "1s",
@@ -408,9 +460,19 @@ RUN = {
 }
 
 
+#: Two workloads (their sums bound the run): at half each limit.
+WORKLOADS = [{"cc": "cubic", "rtt": "20ms", "size": "10KB", "arrival_rate": LIMITS["max_workload_arrivals"] // 2,
+              "max_active": LIMITS["max_active_flows"] // 2}] * 2
+
+
 def _config_beyond(limit: str) -> tuple[dict[str, Any], str]:
     """A resolved config one step past a run-size limit (built from a good
     one, as the engine would receive it), and the field the error names."""
+    if limit in ("active", "arrivals"):
+        config = load_scenario({**RUN, "workload": WORKLOADS}).config
+        key = {"active": "max_active", "arrivals": "arrival_rate_hz"}[limit]
+        config["workloads"][1][key] += 1
+        return config, f"workload[1].{key.removesuffix('_hz')}"
     config = load_scenario(RUN).config
     if limit == "rows":
         config["interval_ns"] = 1
@@ -424,6 +486,9 @@ def _config_beyond(limit: str) -> tuple[dict[str, Any], str]:
 
 
 def _doc_beyond(limit: str) -> dict[str, Any]:
+    if limit in ("active", "arrivals"):
+        key = {"active": "max_active", "arrivals": "arrival_rate"}[limit]
+        return {**RUN, "workload": [WORKLOADS[0], {**WORKLOADS[1], key: WORKLOADS[1][key] + 1}]}
     if limit == "rows":
         return apply_overrides(RUN, {"output": {"interval": "1ns"}})
     if limit == "flows":
@@ -432,7 +497,7 @@ def _doc_beyond(limit: str) -> dict[str, Any]:
     return apply_overrides(RUN, {"bottleneck.rate": f"{LIMITS['max_rate_bps']}bit", "duration": "60s"})
 
 
-@pytest.mark.parametrize("limit", ["rows", "flows", "segments"])
+@pytest.mark.parametrize("limit", ["rows", "flows", "segments", "active", "arrivals"])
 def test_python_and_the_engine_refuse_the_same_field_past_a_run_size_limit(limit):
     with pytest.raises(ScenarioError) as python:
         load_scenario(_doc_beyond(limit))

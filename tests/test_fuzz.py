@@ -7,7 +7,8 @@ are small (<= 1 s, <= 200 Mbit/s) so that 1000 of them take seconds. They
 cover every kind of link and queue: constant rates and rate schedules,
 link traces (examples/traces/), droptail, RED, fq, CoDel, FQ-CoDel and
 PIE (with and without ECN), a step marker with ECN flows, policers,
-random loss, ACK jitter and RTT schedules.
+random loss, ACK jitter and RTT schedules; application-limited senders
+and workloads (alone or next to flows).
 
 Agreement at each field's limits is tests/test_field_limits.py."""
 
@@ -102,6 +103,29 @@ def _scenario(rng: random.Random) -> dict:
         # (where a packet on the wire straddles the edge).
         to_us = rng.randint(1, duration_ms * 1000)
         doc["measure"] = {"from": f"{rng.randint(0, to_us - 1)}us", "to": f"{to_us}us"}
+    # Drawn last, so that the scenarios above stay what they were.
+    if rng.random() < 0.2:
+        # An application-limited sender: a rate, ON/OFF periods or both.
+        app: dict = {}
+        if rng.random() < 0.7:
+            app["rate"] = f"{rng.choice([100, 2_000, 30_000])}Kbit"
+        if not app or rng.random() < 0.5:
+            app |= {"on": f"{rng.randint(1, 300)}ms", "off": f"{rng.randint(1, 300)}ms",
+                    "periods": rng.choice(["fixed", "exponential"])}
+        rng.choice(flows)["app"] = app
+    if rng.random() < 0.2:
+        # Sized flows arriving, a few slots for them (some refused, slots reused).
+        workload = {"cc": rng.choice(CCS), "rtt": f"{rng.randint(1, 200)}ms", "max_active": rng.randint(1, 8),
+                    "size": rng.choice(["1B", "3KB", "40KB", "300KB"])}
+        if ecn:
+            workload["ecn"] = ecn
+        if rng.random() < 0.5:
+            workload["load"] = rng.choice([0.1, 0.5, 1.0])
+        else:
+            workload["arrival_rate"] = rng.choice([5, 100, 2000])
+        doc["workload"] = [workload]
+        if rng.random() < 0.3:
+            del doc["flow"]  # workloads alone
     return doc
 
 
@@ -119,7 +143,9 @@ def test_what_python_accepts_the_engine_runs_with_utilisation_at_most_one():
         except ScenarioError:
             continue  # e.g. a start after a stop: the generator is not perfect
         bn = doc["bottleneck"]
-        kinds.update([bn["aqm"], *(key for key in ("trace", "schedule", "policer", "mark_threshold") if key in bn)])
+        kinds.update([bn["aqm"], *(key for key in ("trace", "schedule", "policer", "mark_threshold") if key in bn),
+                      *(["app"] if any("app" in f for f in doc.get("flow", [])) else []),
+                      *(["workload"] if "workload" in doc else [])])
         config_json = json.dumps(scenario.config)
         _core.validate(config_json)  # the engine never disagrees with the gate
         raw = simulate(scenario)
@@ -132,10 +158,15 @@ def test_what_python_accepts_the_engine_runs_with_utilisation_at_most_one():
         assert all(s is None for s in shares) or abs(sum(shares) - 1) < 1e-5, (doc, shares)
         for f in summary["flows"]:
             assert f["rtt_mean_ms"] is None or f["rtt_mean_ms"] > 0, (doc, f)
+        for w, counts in zip(summary.get("workloads", []), raw.get("workloads", []), strict=True):
+            # Every flow that started has its record; none beyond its slots.
+            assert len(raw["workload_flows"]["workload"]) == counts["arrived"] - counts["refused"], doc
+            assert counts["peak_active"] <= scenario.config["workloads"][0]["max_active"], doc
+            assert w["window"]["completed"] + w["window"]["unfinished"] == w["window"]["flows"], doc
         checked += 1
     assert checked >= 0.9 * N_SCENARIOS
-    # Every kind of link and queue was among them.
-    assert min(kinds.values()) >= 15 and len(kinds) == 10, kinds
+    # Every kind of link and queue was among them, and the senders'.
+    assert min(kinds.values()) >= 15 and len(kinds) == 12, kinds
 
 
 def test_a_trace_link_is_never_used_above_its_opportunities():

@@ -6,16 +6,20 @@ class EngineCrash(RuntimeError):
     """The simulator engine panicked: a bug in ccarena, not in the scenario.
     The message is the panic's, with its source location."""
 
+Columns = list[tuple[str, str, bytes]]
+
 def simulate(
     config_json: str, series: bool = True, progress: Callable[[int], object] | None = None
-) -> tuple[str, list[tuple[str, str, bytes]], list[tuple[str, str, bytes]]]:
+) -> tuple[str, Columns, Columns, Columns]:
     """Run one simulation.
 
     ``config_json`` is a ``sim::config::SimConfig`` as JSON; returns
-    ``(counters, flow_series, link_series)``: the ``SimResult``'s counters
-    (``flows``, ``link``, ``events``) as JSON, and each telemetry table as
-    ``(column, numpy type code, native-order bytes)`` triples (empty when
-    ``series`` is false). Releases the GIL while running, and
+    ``(counters, flow_series, link_series, workload_flows)``: the
+    ``SimResult``'s counters (``flows``, ``link``, ``events``; with
+    workloads ``workloads``) as JSON, and each table as ``(column, numpy
+    type code, native-order bytes)`` triples (the telemetry's empty when
+    ``series`` is false; the workloads' flow records, one row per flow,
+    always). Releases the GIL while running, and
     runs Python's signal handlers every few milliseconds meanwhile.
     ``progress``, if given, is called with the simulated time in ns at
     every such check (for a progress bar); what it raises stops the run.
@@ -25,6 +29,11 @@ def simulate(
     raised) if the run was stopped, and :class:`EngineCrash` if the engine
     panicked.
     """
+
+def fcts_alone(config_json: str, workload: int, sizes: list[int]) -> list[int | None]:
+    """The completion times alone on the empty path, ns (None: not complete
+    by the run's end), of workload ``workload``'s flows of ``sizes`` bytes,
+    in order (crates/sim/src/alone.rs). Raises as :func:`simulate` does."""
 
 def validate(config_json: str) -> None:
     """Check a configuration as :func:`simulate` would, without running it.

@@ -19,13 +19,16 @@ def simulate(
     """Run the engine on a resolved scenario; the raw result as a dict: the
     counters (``flows``, ``link``, ``events``) and, unless ``series`` is
     false (a sweep point that keeps only its summary), ``flow_series`` and
-    ``link_series``, each column a numpy array over the engine's buffer.
+    ``link_series``, each column a numpy array over the engine's buffer;
+    with workloads, ``workloads`` (their counts) and ``workload_flows``
+    (a record per flow, with its time alone: workload_results.py).
     ``progress(now_ns)``, if given, is called with the simulated time every
     few ms of wall time while the engine runs (ccarena.progress)."""
     from . import _core
 
     try:
-        text, flow_columns, link_columns = _core.simulate(json.dumps(scenario.config), series, progress)
+        text, flow_columns, link_columns, workload_columns = _core.simulate(
+            json.dumps(scenario.config), series, progress)
     except ValueError as err:
         # The engine names the field ("flows[0].cc: ..."); keep one line.
         message = str(err).strip().splitlines()[0] if str(err).strip() else "rejected by the simulator"
@@ -36,6 +39,11 @@ def simulate(
         raw["flow_series"] = _columns(flow_columns)
         raw["link_series"] = _columns(link_columns)
     _add_alone_fcts(scenario.config, raw)
+    if scenario.config.get("workloads"):
+        from .workload_results import add_alone_fcts
+
+        raw["workload_flows"] = _columns(workload_columns)
+        add_alone_fcts(scenario.config, raw)
     return raw
 
 
@@ -54,7 +62,7 @@ def _add_alone_fcts(config: Mapping[str, Any], raw: dict[str, Any]) -> None:
         key = json.dumps(solo, sort_keys=True)
         if key not in alone:
             cfg = {**config, "flows": [solo], "measure_from_ns": 0, "measure_to_ns": config["duration_ns"]}
-            text, _, _ = _core.simulate(json.dumps(cfg), False, None)
+            text, _, _, _ = _core.simulate(json.dumps(cfg), False, None)
             alone[key] = json.loads(text)["flows"][0].get("fct_ns")
         res["fct_alone_ns"] = alone[key]
 
@@ -75,7 +83,8 @@ def run(
     (``{"bottleneck.rate": "50Mbit", "flow.1.rtt": "30ms"}``).
 
     With ``out``, the run directory (summary.json, timeseries.parquet,
-    link.parquet, goodput.png) is written there atomically; without it,
+    link.parquet, goodput.png; with workloads flows.parquet) is written
+    there atomically; without it,
     nothing is written (call ``Result.save(dir)`` later if wanted).
     Raises :class:`ScenarioError` for a bad scenario, before simulating.
     """

@@ -162,7 +162,9 @@ def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
     cfg = scenario.config
     simulated_s = cfg["duration_ns"] / 1e9
     print(
-        f"ccarena: running {args.scenario} ({plural(len(cfg['flows']), 'flow')}, {simulated_s:g} s simulated)",
+        f"ccarena: running {args.scenario} ({plural(len(cfg['flows']), 'flow')}"
+        + (f", {plural(len(cfg['workloads']), 'workload')}" if cfg.get("workloads") else "")
+        + f", {simulated_s:g} s simulated)",
         file=sys.stderr,
         flush=True,
     )
@@ -179,6 +181,8 @@ def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
     print()
     print(f"summary:    {out / 'summary.json'}")
     print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
+    if cfg.get("workloads"):
+        print(f"flows:      {out / 'flows.parquet'} (each workload flow)")
     print(f"plot:       {out / 'goodput.png'}")
     print(
         f"ccarena: done in {clock.seconds():.2f} s wall (simulator {engine_s:.2f} s, "

@@ -33,7 +33,7 @@ def flow_groups(scenario: ResolvedScenario) -> list[Group] | None:
     n = len(scenario.config["flows"])
     if n <= MAX_SHOWN:
         return None
-    entries = scenario.human["flow"]
+    entries = scenario.human.get("flow", [])
     if len(entries) > MAX_SHOWN:
         return [Group(None, list(range(n)))]
     groups, first = [], 0

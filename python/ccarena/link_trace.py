@@ -21,13 +21,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from . import units
 from .errors import ScenarioError
+from .scenario_types import check_regular_file
 
 FIELD = "bottleneck.trace"
 #: Bytes of text read at most (10^7 opportunities of up to ~10 characters).
@@ -50,12 +50,7 @@ def read_trace(path_text: str, limits: Mapping[str, int]) -> dict[str, Any]:
     non-negative whole ms, never decreasing, the last (the period) after 0
     and within the engine's limits of lines and period."""
     path = Path(path_text)
-    try:
-        mode = path.stat().st_mode
-    except OSError as err:
-        raise ScenarioError(FIELD, f"cannot read {path_text!r}: {err.strerror or err}") from None
-    if not stat.S_ISREG(mode):
-        raise ScenarioError(FIELD, f"{path_text!r} is not a regular file")
+    check_regular_file(path, path_text, FIELD)
     reader = _Reader(path_text, limits["max_trace_opportunities"], limits["max_trace_period_ns"] // 1_000_000)
     with open(path, "rb") as handle:
         for chunk, first_line in _chunks(handle, path_text):

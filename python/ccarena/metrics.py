@@ -102,6 +102,12 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
         ],
     }
 
+    extra: dict[str, Any] = {}
+    if cfg.get("workloads"):
+        # Only with workloads, so that other summaries stay as they were.
+        from .workload_results import summarize as summarize_workloads
+
+        extra["workloads"] = summarize_workloads(cfg, scenario.human, raw, _round)
     topology: dict[str, Any] = {}
     if is_topology(cfg):
         # Only for a topology, so that the dumbbell's summaries stay as
@@ -132,6 +138,7 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
         "bottleneck_packets": link["tx_packets_total"],
         "conservation": conservation,
         **topology,
+        **extra,
     }
 
 

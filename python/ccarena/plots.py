@@ -52,8 +52,12 @@ def goodput_figure(result: "Result") -> "Figure":
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     n = len(labels)
     # Rows are (interval, flow) with every flow in every interval.
-    t = flows["t_s"][::n]
-    goodput = flows["goodput_mbps"].reshape(-1, n)
+    t = flows["t_s"][::n] if n else flows["t_s"]
+    goodput = flows["goodput_mbps"].reshape(-1, n) if n else flows["goodput_mbps"]
+    if result.scenario.config.get("workloads"):
+        # The workloads' flows have no rows of their own: the link's
+        # throughput (wire bytes) shows what they all send.
+        top.plot(link["t_s"], link["tx_mbps"], color="tab:gray", linewidth=0.8, label="link throughput (all flows)")
     for label, columns in _line_groups(result):
         values = goodput[:, columns]
         if len(columns) == 1:
@@ -67,7 +71,7 @@ def goodput_figure(result: "Result") -> "Figure":
         # Behind the flows, which it bounds.
         top.plot(x, mbps, drawstyle=drawstyle, color="black", linestyle="--", linewidth=0.8, zorder=1.5,
                  label=CAPACITY_LABEL)
-    top.set_ylabel("goodput (Mbit/s)")
+    top.set_ylabel("goodput (Mbit/s)" if n else "throughput (Mbit/s)")
     top.set_ylim(bottom=0)
     top.legend(loc="upper right", fontsize="small", ncol=max(1, -(-len(top.lines) // _LEGEND_ROWS)))
     # Room between the axes and the title for the window's label.
@@ -159,7 +163,7 @@ def _line_groups(result: "Result") -> list[tuple[str, list[int]]]:
     groups = flow_groups(result.scenario)
     if groups is None:
         return [(label, [i]) for i, label in enumerate(labels)]
-    entries = result.scenario.human["flow"]
+    entries = result.scenario.human.get("flow", [])
     return [
         (f"all {len(g.flows)} flows" if g.entry is None
          else f"flow[{g.entry}]: {entries[g.entry]['cc']}, {entries[g.entry]['rtt']} x {len(g.flows)}", g.flows)

@@ -1,6 +1,6 @@
 """A finished run: its summary, its telemetry tables, and the files of a
 run directory (summary.json, timeseries.parquet, link.parquet,
-goodput.png, scenario.toml)."""
+goodput.png, scenario.toml; with workloads flows.parquet)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import metrics, tables, units
+from . import metrics, tables, units, workload_results
 from .flow_groups import Group, flow_groups
 from .rundir import atomic_dir
 from .scenario import ResolvedScenario
@@ -20,6 +20,8 @@ SUMMARY = "summary.json"
 SCENARIO = "scenario.toml"
 TIMESERIES = "timeseries.parquet"
 LINK = "link.parquet"
+#: One row per workload flow (only with [[workload]]s).
+FLOWS = "flows.parquet"
 PLOT = "goodput.png"
 
 
@@ -30,7 +32,8 @@ class Result:
     are pyarrow tables (the two parquet files); ``flows`` is
     ``summary["flows"]``; ``raw`` is the engine's result as decoded JSON
     (counters and columns, see crates/sim/src/result.rs); ``out`` is the
-    run directory if one was written.
+    run directory if one was written. With workloads, ``workload_flows``
+    is flows.parquet's table.
     """
 
     def __init__(self, scenario: ResolvedScenario, raw: dict[str, Any], out: Path | None = None) -> None:
@@ -51,6 +54,13 @@ class Result:
     def link(self) -> "pa.Table":
         return tables.link_table(self.scenario, self.raw)
 
+    @cached_property
+    def workload_flows(self) -> "pa.Table | None":
+        """flows.parquet: one row per workload flow (None without workloads)."""
+        if not self.scenario.config.get("workloads"):
+            return None
+        return workload_results.flow_table(self.scenario.config, self.raw)
+
     def save(self, out: str | Path) -> Path:
         """Write the run directory atomically (replacing an older run)."""
         out = Path(out)
@@ -69,6 +79,8 @@ class Result:
         (directory / SUMMARY).write_text(metrics.dumps(self.summary), encoding="utf-8")
         pq.write_table(self.timeseries, directory / TIMESERIES)
         pq.write_table(self.link, directory / LINK)
+        if self.workload_flows is not None:
+            pq.write_table(self.workload_flows, directory / FLOWS)
         plot_goodput(self, directory / PLOT)
         (directory / SCENARIO).write_text(scenario_toml(self.scenario), encoding="utf-8")
 
@@ -77,24 +89,28 @@ class Result:
         a row per flow, or beyond flow_groups.MAX_SHOWN flows a row per
         ``[[flow]]`` entry (as the plot draws them)."""
         s = self.summary
-        groups = flow_groups(self.scenario)
-        rows = _flow_rows(s["flows"]) if groups is None else _group_rows(s["flows"], groups)
-        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-        # Text columns (flow or entry, cc, [path,] rtt) to the left, numbers to the right.
-        texts = 4 if rows[0][2] == "path" else 3
-        lines = ["  ".join(cell.rjust(w) if c >= texts else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths)))
-                 for r in rows]
-        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines: list[str] = []
+        if s["flows"]:  # a scenario of workloads alone has none
+            groups = flow_groups(self.scenario)
+            rows = _flow_rows(s["flows"]) if groups is None else _group_rows(s["flows"], groups)
+            widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+            # Text columns (flow or entry, cc, [path,] rtt) to the left, numbers to the right.
+            texts = 4 if rows[0][2] == "path" else 3
+            lines = ["  ".join(cell.rjust(w) if c >= texts else cell.ljust(w)
+                               for c, (cell, w) in enumerate(zip(r, widths))) for r in rows]
+            lines.insert(1, "  ".join("-" * w for w in widths))
+            lines.append("")
 
         def num(value: float | None, fmt: str, unit: str = "") -> str:
             return "n/a" if value is None else format(value, fmt) + unit
 
         q = s["queue_delay_ms"]
         w = s["window"]
+        goodput = (f"total goodput {s['goodput_total_mbps']:.2f} Mbit/s, Jain {num(s['jain'], '.4f')}, "
+                   if s["flows"] else "")
         lines += [
-            "",
-            f"window {w['from_s']:g}-{w['to_s']:g} s: total goodput {s['goodput_total_mbps']:.2f} Mbit/s, "
-            f"Jain {num(s['jain'], '.4f')}, utilisation {num(None if s['utilization'] is None else 100 * s['utilization'], '.1f', '%')}",
+            f"window {w['from_s']:g}-{w['to_s']:g} s: {goodput}"
+            f"utilisation {num(None if s['utilization'] is None else 100 * s['utilization'], '.1f', '%')}",
         ]
         if "links" not in s:
             lines.append(f"queueing delay ms: mean {num(q['mean'], '.2f')}, p50 {num(q['p50'], '.2f')}, "
@@ -104,6 +120,7 @@ class Result:
             util = None if link["utilization"] is None else 100 * link["utilization"]
             lines.append(f"link {link['name']}: utilisation {num(util, '.1f', '%')}, queueing delay ms mean "
                          f"{num(lq['mean'], '.2f')}, p99 {num(lq['p99'], '.2f')}; drops {link['drops']}")
+        lines += workload_results.lines(s)
         return "\n".join(lines)
 
 

@@ -27,10 +27,12 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 from . import topology, units
 from .errors import ScenarioError
 from .host import HostTable, resolve_host
+from .scenario_app import App, resolve_app
 from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
 from .scenario_limits import check as check_limits
 from .scenario_limits import engine_limits
 from .scenario_types import Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
+from .scenario_workload import ResolvedWorkload, Workload, app_bytes, check_totals, resolve_workload, sizes_path
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -143,6 +145,9 @@ class Flow(Strict):
     #: an unqueued return path as long as the data path).
     path: list[str] | None = None
     reverse: list[str] | None = None
+    #: An application-limited sender: what its application writes (a rate
+    #: cap, ON/OFF periods; scenario_app.py).
+    app: App | None = None
 
 
 class Scenario(Strict):
@@ -153,7 +158,10 @@ class Scenario(Strict):
     #: The dumbbell's one bottleneck, or a topology's links (one of them).
     bottleneck: Bottleneck | None = None
     link: list[Link] | None = Field(default=None, min_length=1)
-    flow: list[Flow] = Field(min_length=1)
+    #: At least one [[flow]] or [[workload]].
+    flow: list[Flow] | None = Field(default=None, min_length=1)
+    #: Sized flows arriving by a Poisson process (scenario_workload.py).
+    workload: list[Workload] | None = Field(default=None, min_length=1)
     #: The hosts' timing (host.py): a named model ("linux", the default;
     #: "ideal"), a model file, or a table.
     host: HostTable | str | None = Field(default=None, union_mode="left_to_right")
@@ -412,6 +420,9 @@ class ResolvedScenario:
             trace = link.get("trace")
             if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
                 link["trace"] = str((self.base_dir / trace).resolve())
+        for workload in doc.get("workload", []):
+            if "sizes" in workload:
+                workload["sizes"] = str(sizes_path(workload["sizes"], self.base_dir).resolve())
         return doc
 
     def warnings(self) -> list[str]:
@@ -678,6 +689,42 @@ def _resolve_link(
     return _ResolvedLink(config, human, max([rate_bps] + [c["rate_bps"] for c in schedule]))
 
 
+def _resolve_sender(spec: Flow | Workload, path: str, known: list[str], limits: Mapping[str, int],
+                    routes: _Topology | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a [[flow]] and a [[workload]]'s flows (at ``path``) have in
+    common, as the engine's fields: the algorithm and its parameters, the
+    RTT, ECN, jitter and routes; and the parameters as summary.json shows
+    them."""
+    # C identifiers name the algorithms; "bbr3-tuned" is read as "bbr3_tuned".
+    cc = spec.cc.replace("-", "_")
+    if cc not in known:
+        raise ScenarioError(f"{path}.cc", f"unknown congestion control '{spec.cc}' (known: {', '.join(known)})")
+    rtt_ns = _unit(f"{path}.rtt", units.parse_time, spec.rtt)
+    check_limits(f"{path}.rtt", spec.rtt, rtt_ns, "ns", limits)
+    # The live engine's NAME@ccarena is cc/NAME.c: its parameters are NAME's.
+    params, params_human = resolve_params(cc.partition("@")[0], spec.params, f"{path}.params.")
+    entry: dict[str, Any] = {"cc": cc, "rtt_ns": rtt_ns, "params": params}
+    # The keys below only when used, so that other configs stay as they were.
+    if spec.jitter is not None:
+        jitter_ns = _unit(f"{path}.jitter", parse_time_or_zero, spec.jitter)
+        check_limits(f"{path}.jitter", spec.jitter, jitter_ns, "ns", limits)
+        if jitter_ns:
+            entry["jitter_ns"] = jitter_ns
+    ecn = {True: "classic", False: "off", None: "off"}.get(spec.ecn, spec.ecn)
+    if ecn != "off":
+        entry["ecn"] = ecn
+    if routes is None:
+        for key in ("path", "reverse"):
+            if getattr(spec, key) is not None:
+                raise ScenarioError(f"{path}.{key}", "routes need [[link]] tables: with [bottleneck] every flow "
+                                                     "crosses it")
+    else:
+        entry["path"] = routes.route(f"{path}.path", spec.path, required=True)
+        if spec.reverse:
+            entry["reverse_path"] = routes.route(f"{path}.reverse", spec.reverse, required=False)
+    return entry, params_human
+
+
 class _Topology:
     """A scenario's [[link]] tables: their names, delays, and the flows'
     routes through them by index."""
@@ -759,17 +806,14 @@ def resolve(
         raise ScenarioError("bottleneck", "required key is missing (or [[link]] tables for a topology)")
     routes = _Topology(model.link, limits) if model.link is not None else None
 
+    if model.flow is None and model.workload is None:
+        raise ScenarioError("flow", "required key is missing (or [[workload]] tables)")
     # Flows first: the BDP unit depends on their RTTs.
     flows: list[dict[str, Any]] = []
-    params_human: dict[int, dict[str, Any]] = {}
-    for i, flow in enumerate(model.flow):
+    params_human: dict[str, dict[int, dict[str, Any]]] = {"flow": {}, "workload": {}}
+    for i, flow in enumerate(model.flow or []):
         path = f"flow[{i}]"
-        # C identifiers name the algorithms; "bbr3-tuned" is read as "bbr3_tuned".
-        cc = flow.cc.replace("-", "_")
-        if cc not in known:
-            raise ScenarioError(f"{path}.cc", f"unknown congestion control '{flow.cc}' (known: {', '.join(known)})")
-        rtt_ns = _unit(f"{path}.rtt", units.parse_time, flow.rtt)
-        check_limits(f"{path}.rtt", flow.rtt, rtt_ns, "ns", limits)
+        sender, params_human["flow"][i] = _resolve_sender(flow, path, known, limits, routes)
         start_ns = _unit(f"{path}.start", parse_time_or_zero, flow.start)
         if start_ns >= duration_ns:
             raise ScenarioError(f"{path}.start", "the flow starts at or after the end of the run")
@@ -780,65 +824,46 @@ def resolve(
                 raise ScenarioError(f"{path}.stop", "after the end of the run (leave stop out to send to the end)")
             if stop_ns <= start_ns:
                 raise ScenarioError(f"{path}.stop", "the flow stops before it starts")
-        size_bytes = None
-        if flow.size is not None:
-            size = _unit(f"{path}.size", units.parse_size, flow.size)
-            if size.bdp or str(flow.size).strip().rstrip("s").endswith("pkt"):
-                raise ScenarioError(f"{path}.size", f"{flow.size!r}: give the application's bytes (e.g. \"100KB\", "
-                                                    "\"10MB\"), not packets or BDPs")
-            size_bytes = size.resolve(0)
-            check_limits(f"{path}.size", flow.size, size_bytes, "bytes", limits)
-        # The live engine's NAME@ccarena is cc/NAME.c: its parameters are NAME's.
-        params, params_human[i] = resolve_params(cc.partition("@")[0], flow.params, f"{path}.params.")
         rtt_schedule = _resolve_schedule(
             flow.rtt_schedule, f"{path}.rtt_schedule", duration_ns,
             what="RTT", key="rtt_ns", field="rtt", parse=units.parse_time,
         )
         for j, change in enumerate(rtt_schedule):
             check_limits(f"{path}.rtt_schedule[{j}].rtt", flow.rtt_schedule[j].rtt, change["rtt_ns"], "ns", limits)
-        entry = {
-            "cc": cc,
-            "rtt_ns": rtt_ns,
-            "start_ns": start_ns,
-            "stop_ns": stop_ns,
-            "params": params,
-            "rtt_schedule": rtt_schedule,
-        }
-        if size_bytes is not None:
-            entry["size_bytes"] = size_bytes  # only when used: other configs stay as they were
-        if flow.jitter is not None:
-            jitter_ns = _unit(f"{path}.jitter", parse_time_or_zero, flow.jitter)
-            check_limits(f"{path}.jitter", flow.jitter, jitter_ns, "ns", limits)
-            if jitter_ns:
-                entry["jitter_ns"] = jitter_ns  # only when used: other configs stay as they were
-        ecn = {True: "classic", False: "off", None: "off"}.get(flow.ecn, flow.ecn)
-        if ecn != "off":
-            entry["ecn"] = ecn  # only when used: other configs stay as they were
-        if routes is None:
-            for key in ("path", "reverse"):
-                if getattr(flow, key) is not None:
-                    raise ScenarioError(f"{path}.{key}", "routes need [[link]] tables: with [bottleneck] every flow "
-                                                         "crosses it")
-        else:
-            entry["path"] = routes.route(f"{path}.path", flow.path, required=True)
-            if flow.reverse:
-                entry["reverse_path"] = routes.route(f"{path}.reverse", flow.reverse, required=False)
+        entry = {**sender, "start_ns": start_ns, "stop_ns": stop_ns, "rtt_schedule": rtt_schedule}
+        if flow.size is not None:
+            # Only when used: other configs stay as they were (so are the keys below).
+            entry["size_bytes"] = app_bytes(f"{path}.size", flow.size, limits)
+        if flow.app is not None:
+            entry["app"] = resolve_app(flow.app, f"{path}.app", duration_ns, limits)
         flows.extend(copy.deepcopy(entry) for _ in range(flow.count))
 
     if len(flows) > limits["max_flows"]:
         raise ScenarioError("flow", f"{len(flows)} flows (counts included) are above the engine's limit of "
                                     f"{limits['max_flows']}")
+    workloads: list[ResolvedWorkload] = []
+    for w, spec in enumerate(model.workload or []):
+        path = f"workload[{w}]"
+        sender, params_human["workload"][w] = _resolve_sender(spec, path, known, limits, routes)
+        workloads.append(resolve_workload(spec, path, sender, None if routes is None else routes.index,
+                                          duration_ns=duration_ns, base_dir=base_dir, limits=limits))
+    # The BDP unit counts the workloads' flows' RTTs too.
+    senders = flows + [w.config for w in workloads]
     if routes is None:
         assert model.bottleneck is not None
         # The dumbbell: the flows' RTTs are their whole base RTTs.
-        resolved = [_resolve_link(model.bottleneck, "bottleneck", max(f["rtt_ns"] for f in flows),
+        resolved = [_resolve_link(model.bottleneck, "bottleneck", max(f["rtt_ns"] for f in senders),
                                   duration_ns=duration_ns, limits=limits, base_dir=base_dir)]
     else:
-        resolved = [_resolve_link(link, f"link[{k}]", routes.bdp_rtt_ns(k, flows),
+        resolved = [_resolve_link(link, f"link[{k}]", routes.bdp_rtt_ns(k, senders),
                                   duration_ns=duration_ns, limits=limits, base_dir=base_dir)
                     for k, link in enumerate(routes.links)]
     _check_run_size(limits, duration_ns, interval_ns, len(flows), len(resolved),
                     max(link.max_rate_bps for link in resolved))
+    link_names = ["bottleneck"] if routes is None else list(routes.index)
+    for workload in workloads:
+        workload.set_rate([link.config["rate_bps"] for link in resolved], link_names, limits)
+    check_totals(workloads, limits)
 
     measure = model.measure or Measure()
     from_ns = duration_ns // 3
@@ -865,6 +890,8 @@ def resolve(
         # Only for a topology, so that other configs stay as they were.
         **({"links": [link.config for link in resolved[1:]]} if len(resolved) > 1 else {}),
         "flows": flows,
+        # Only with workloads, likewise.
+        **({"workloads": [w.config for w in workloads]} if workloads else {}),
     }
     host_config, host_human = resolve_host(model.host, base_dir, limits)
     if host_config is not None:
@@ -877,8 +904,11 @@ def resolve(
     for link, link_human in zip(resolved, human["link"] if routes is not None else [human["bottleneck"]],
                                 strict=True):
         link.add_human(link_human)
-    for i, flow_params in params_human.items():
-        human["flow"][i]["params"] = flow_params
+    for table, given in params_human.items():
+        for i, table_params in given.items():
+            human[table][i]["params"] = table_params
+    for w, workload in enumerate(workloads):
+        human["workload"][w].update(workload.human)
     return ResolvedScenario(name=name, model=model, human=human, config=config, base_dir=base_dir)
 
 

@@ -11,7 +11,8 @@ crates/sim/src/validate.rs).
 Every numeric field of the schema (a time, rate or size string, an
 integer or a number, the step marker's threshold, a trace file's lines) is
 either here or bounded in the schema itself (pydantic's ``le``/``lt``:
-``seed``, ``loss``, RED's ``max_p`` and ``wq``, a flow's ``count``);
+``seed``, ``loss``, RED's ``max_p`` and ``wq``, a flow's ``count``, a
+workload's ``load``);
 tests/test_fuzz.py walks the schema, fails on a field that is neither, and
 tries every bound: the value at it passes the front end and the engine,
 one step beyond is an error naming the field.
@@ -87,6 +88,23 @@ FIELD_LIMITS: dict[str, tuple[str, ...]] = {
     # A topology's link delay (how many links it has is a run-size limit,
     # max_links, checked where they are read).
     "link[].delay": ("max_rtt_ns",),
+    # An application-limited sender.
+    "flow[].app.rate": ("max_rate_bps",),
+    "flow[].app.on": (AT_MOST_DURATION,),
+    "flow[].app.off": (AT_MOST_DURATION,),
+    # A workload's flows, as a [[flow]]'s; its arrivals (the sums of
+    # max_active and of expected arrivals over the workloads are run-size
+    # limits, max_active_flows and max_workload_arrivals); its size file's
+    # points and largest size.
+    "workload[].rtt": ("max_rtt_ns",),
+    "workload[].jitter": ("max_rtt_ns",),
+    "workload[].params": (U64,),
+    "workload[].arrival_rate": ("max_arrival_rate_hz",),
+    "workload[].size": ("max_flow_bytes",),
+    "workload[].sizes": ("max_size_points", "max_flow_bytes"),
+    "workload[].start": (BEFORE_END,),
+    "workload[].stop": (AT_MOST_DURATION,),
+    "workload[].max_active": ("max_active_flows",),
 }
 # A [[link]] takes every key of [bottleneck], with the same bounds.
 FIELD_LIMITS.update({f"link[].{key.removeprefix('bottleneck.')}": bounds

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictFloat, StrictInt
 
 from . import units
+from .errors import ScenarioError
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -52,3 +55,15 @@ Number = StrictFloat | StrictInt
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def check_regular_file(path: Path, shown: str, field: str) -> None:
+    """A file a scenario names (a trace, a size distribution) exists and is
+    a regular file (not a device to read forever); else a ScenarioError for
+    ``field`` quoting the path as written (``shown``)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        raise ScenarioError(field, f"cannot read {shown!r}: {err.strerror or err}") from None
+    if not stat.S_ISREG(mode):
+        raise ScenarioError(field, f"{shown!r} is not a regular file")

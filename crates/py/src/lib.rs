@@ -33,11 +33,13 @@ create_exception!(
 );
 
 /// Run one simulation. `config_json` is a `sim::config::SimConfig` as JSON.
-/// Returns `(counters, flow_series, link_series)`: the counters (a
-/// `sim::result::SimResult` without its series, plus `events`) as JSON, and
-/// each telemetry table as a list of `(column, numpy type code, bytes in
-/// native order)` — raw buffers, so that a long run's columns cost one copy
-/// instead of a JSON round trip; empty lists when `series` is false. The
+/// Returns `(counters, flow_series, link_series, workload_flows)`: the
+/// counters (a `sim::result::SimResult` without its columns, plus `events`
+/// and, with workloads, `workloads`) as JSON, and each table as a list of
+/// `(column, numpy type code, bytes in native order)` — raw buffers, so
+/// that a long run's columns cost one copy instead of a JSON round trip;
+/// the telemetry's are empty lists when `series` is false (the workloads'
+/// flow records are always there: summary.json needs them). The
 /// GIL is released while the engine runs. Raises `ValueError` with the
 /// engine's one-line message (naming the offending field) if the
 /// configuration is rejected, `KeyboardInterrupt` (or whatever a signal
@@ -61,21 +63,39 @@ fn simulate<'py>(
     // Ok(None) from the engine (stopped) becomes None: engine_call's interrupt.
     let result = engine_call(py, progress, |should_stop| sim::run_with(&config, should_stop).transpose())?
         .map_err(PyValueError::new_err)?;
-    let counters = Counters { flows: &result.flows, link: &result.link, links: &result.links, events: result.events };
+    let counters = Counters {
+        flows: &result.flows,
+        link: &result.link,
+        links: &result.links,
+        events: result.events,
+        workloads: &result.workloads,
+    };
     let counters = serde_json::to_string(&counters)
         .map_err(|e| PyValueError::new_err(format!("result: cannot serialise: {e}")))?;
-    let columns = |cols: &[(&'static str, Column<'_>)]| -> PyResult<Bound<'py, PyList>> {
+    let columns = |cols: &[(&'static str, Column<'_>)], wanted: bool| -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        if series {
+        if wanted {
             for (name, col) in cols {
                 list.append((*name, col.type_code(), PyBytes::new(py, &col.to_ne_bytes())))?;
             }
         }
         Ok(list)
     };
-    let flow = columns(&result.flow_series.columns())?;
-    let link = columns(&result.link_series.columns())?;
-    PyTuple::new(py, [counters.into_pyobject(py)?.into_any(), flow.into_any(), link.into_any()])
+    let flow = columns(&result.flow_series.columns(), series)?;
+    let link = columns(&result.link_series.columns(), series)?;
+    let records = columns(&result.workload_flows.columns(), true)?;
+    PyTuple::new(py, [counters.into_pyobject(py)?.into_any(), flow.into_any(), link.into_any(), records.into_any()])
+}
+
+/// The completion times alone on the empty path (ns, None if not complete
+/// by the run's end) of workload `workload`'s flows of `sizes` bytes, in
+/// order (`sim::alone`): one engine call for all of them, stoppable as
+/// `simulate` is. Raises `ValueError` as `validate` does.
+#[pyfunction]
+fn fcts_alone(py: Python<'_>, config_json: &str, workload: usize, sizes: Vec<u64>) -> PyResult<Vec<Option<u64>>> {
+    let config = parse(config_json)?;
+    engine_call(py, None, |should_stop| sim::alone::fcts_alone(&config, workload, &sizes, should_stop).transpose())?
+        .map_err(PyValueError::new_err)
 }
 
 /// What `simulate` returns as JSON: a `SimResult`'s counters.
@@ -87,6 +107,9 @@ struct Counters<'a> {
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     links: &'a [sim::result::LinkResult],
     events: u64,
+    /// Per workload, its arrivals (left out without workloads).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    workloads: &'a [sim::result::WorkloadResult],
 }
 
 /// Checks a configuration as `simulate` would, without running it: None,
@@ -243,6 +266,7 @@ fn install_quiet_panic_hook() {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(fcts_alone, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(capacity_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;

@@ -355,6 +355,16 @@ impl Bottleneck {
         self.flow_drops[flow]
     }
 
+    /// A new flow takes key `flow` (a workload flow's reused slot,
+    /// [`crate::flow_table`]): its drop and mark counts start from 0. The
+    /// previous holder of the key left nothing in the queue.
+    pub fn reset_flow(&mut self, flow: u32) {
+        let f = flow as usize;
+        assert_eq!(self.flow_packets(flow), 0, "a reused key with packets queued");
+        self.flow_drops[f] = 0;
+        self.flow_marks[f] = 0;
+    }
+
     /// Already-queued packets the latest [`Bottleneck::offer`] (fq's and
     /// fq_codel's drops to make room) or [`Bottleneck::complete_tx`]
     /// (CoDel's drops at the head) dropped.

@@ -35,7 +35,13 @@ pub struct SimConfig {
     /// first), link `k + 1` in a flow's path; empty: the dumbbell.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<BottleneckConfig>,
+    /// The flows of `[[flow]]` (after `count`): flow `i` is key `i` in
+    /// every link; a scenario of workloads alone has none.
+    #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// Arrival processes of sized flows (`[[workload]]`, [`crate::workload`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<WorkloadConfig>,
     /// What the hosts add to the timing ([`crate::host`]); None: ideal
     /// hosts (`host = "ideal"`), exact timing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -358,6 +364,106 @@ pub struct FlowConfig {
     /// and take the mirror of the data path's delays.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reverse_path: Vec<u32>,
+    /// An application-limited sender ([`crate::app`]): how the application
+    /// writes (None: it always has data, a bulk or sized transfer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppConfig>,
+}
+
+/// How an application writes into its socket ([`crate::app`]).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AppConfig {
+    /// Payload bit/s the application writes at most, while on (None: as
+    /// fast as the sender takes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<u64>,
+    /// ON/OFF periods (None: always on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_off: Option<OnOffConfig>,
+}
+
+/// An ON/OFF source: the application writes during ON periods and not at
+/// all during OFF periods; the flow starts with an ON period.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffConfig {
+    /// Length of an ON period (its mean if `exponential`), ns.
+    pub on_ns: u64,
+    /// Length of an OFF period (its mean if `exponential`), ns.
+    pub off_ns: u64,
+    /// Periods drawn from exponential distributions with these means
+    /// (a Markov-modulated source), else exactly these lengths.
+    pub exponential: bool,
+}
+
+/// A `[[workload]]`: sized flows of one kind, started by a Poisson process
+/// ([`crate::workload`]). Each flow is a [`FlowConfig`] of the fields
+/// below, sized by a draw from `sizes` and started at its arrival.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub cc: String,
+    pub rtt_ns: u64,
+    #[serde(default)]
+    pub params: Vec<u64>,
+    #[serde(default)]
+    pub ecn: EcnMode,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jitter_ns: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reverse_path: Vec<u32>,
+    /// Arrivals happen in `[start_ns, stop_ns)`.
+    pub start_ns: u64,
+    pub stop_ns: u64,
+    /// Mean arrivals per second (the Poisson process's rate; the front end
+    /// derives it from a load and the mean size).
+    pub arrival_rate_hz: f64,
+    /// Every flow's payload bytes (`size`), or None: drawn from `sizes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// The flow sizes' distribution (`sizes`, a file): (cumulative
+    /// probability, payload bytes) points, sampled as
+    /// [`crate::quantiles::Quantiles`] (a draw of 0 bytes is 1 byte);
+    /// empty with `size_bytes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<(f64, u64)>,
+    /// Flows of this workload in progress at once at most: an arrival
+    /// finding this many is refused (counted, never started), which bounds
+    /// the engine's memory when the offered load exceeds what the network
+    /// carries.
+    pub max_active: u32,
+}
+
+impl WorkloadConfig {
+    /// A flow of this workload: arrived at `start_ns`, of `size_bytes`.
+    pub fn flow(&self, start_ns: u64, size_bytes: u64) -> FlowConfig {
+        FlowConfig {
+            cc: self.cc.clone(),
+            rtt_ns: self.rtt_ns,
+            start_ns,
+            stop_ns: None,
+            size_bytes: Some(size_bytes),
+            params: self.params.clone(),
+            rtt_schedule: vec![],
+            ecn: self.ecn,
+            jitter_ns: self.jitter_ns,
+            path: self.path.clone(),
+            reverse_path: self.reverse_path.clone(),
+            app: None,
+        }
+    }
+
+    /// The links its flows' data crosses (the bottleneck alone when none is given).
+    pub fn data_links(&self) -> &[u32] {
+        if self.path.is_empty() {
+            &[0]
+        } else {
+            &self.path
+        }
+    }
 }
 
 impl FlowConfig {
@@ -389,7 +495,23 @@ impl SimConfig {
     /// Whether the scenario names its links (`[[link]]`) rather than the
     /// dumbbell's one bottleneck: field paths then say `link[k]`.
     pub fn is_topology(&self) -> bool {
-        !self.links.is_empty() || self.flows.iter().any(|f| !f.path.is_empty() || !f.reverse_path.is_empty())
+        !self.links.is_empty()
+            || self.flows.iter().any(|f| !f.path.is_empty() || !f.reverse_path.is_empty())
+            || self.workloads.iter().any(|w| !w.path.is_empty() || !w.reverse_path.is_empty())
+    }
+
+    /// Flow keys of the links' per-flow state: one per `[[flow]]`, then
+    /// one per slot of the workloads' flows (their `max_active` added up;
+    /// [`crate::flow_table`]). A reverse path's ACKs take the keys after
+    /// these ([`crate::topology`]).
+    pub fn flow_keys(&self) -> usize {
+        self.flows.len() + self.workloads.iter().map(|w| w.max_active as usize).sum::<usize>()
+    }
+
+    /// Whether any flow's ACKs queue in links (their keys are then needed).
+    pub fn has_reverse_paths(&self) -> bool {
+        self.flows.iter().any(|f| !f.reverse_path.is_empty())
+            || self.workloads.iter().any(|w| !w.reverse_path.is_empty())
     }
 
     /// The field path of link `k` in the front end's errors.

@@ -15,31 +15,39 @@
 //! to the bottleneck (a flow's egress) and the ACKs on theirs to the
 //! sender until they end.
 //!
+//! The flows are the `[[flow]]`s, and the workloads' flows
+//! ([`crate::workload`]), which arrive during the run, take a slot of the
+//! [`FlowTable`] and give it back when nothing of them is left in the
+//! network.
+//!
 //! Time is integer nanoseconds; events with equal times run in scheduling
 //! order ([`EventQueue`]). Each pipe has at most one pending event (its
 //! head), each link one valid event (the end of the current transmission;
 //! one a rate change moved is recognised by generation), and each sender
-//! one valid wake-up (older ones are recognised by generation).
+//! one valid wake-up (older ones, and those of a slot's earlier flows, are
+//! recognised by generation).
 //!
 //! Nothing here grows with the number of packets simulated: queues and
 //! pipes are bounded by the buffer and the windows, stale events by the
 //! timers' spans, and window statistics are streaming
-//! ([`crate::distribution`]); only the telemetry grows, by one row per
-//! flow and interval.
+//! ([`crate::distribution`]); nor with the number of workload flows, whose
+//! state is freed when they are done (their slots bounded by
+//! `max_active`). Only the telemetry grows, by one row per `[[flow]]` and
+//! interval, and the workloads' records, by one per flow.
 
 use crate::bottleneck::{nanobits_to_bytes, Bottleneck, Offer};
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
-use crate::host::{FlowHost, Stalls};
-use crate::jitter::Jitter;
+use crate::flow_table::{Arrival, Flow, FlowSeeds, FlowTable};
+use crate::host::Stalls;
 use crate::packet::{AckPacket, DataPacket};
 use crate::pipe::Pipe;
-use crate::receiver::{Receiver, RxAction};
-use crate::result::{FlowResult, LinkResult, SimResult};
-use crate::topology::{ack_wire_bytes, next_hop, AckClock, AckStore, Link};
+use crate::receiver::RxAction;
+use crate::result::{FlowResult, LinkResult, SimResult, WorkloadFlows};
 use crate::rng::SimRng;
-use crate::tcp::{SenderConfig, TcpSender};
-use crate::telemetry::{FlowCounters, FlowSnapshot, Recorder};
+use crate::telemetry::{FlowSnapshot, Recorder};
+use crate::topology::{ack_wire_bytes, next_hop, AckClock, AckStore, Link};
+use crate::workload::Workload;
 
 /// Events between two calls of [`Simulation::run_with`]'s stop hook: a
 /// power of two (a mask test per event). Measured: ~1.4 ms of wall time
@@ -71,63 +79,18 @@ enum Event {
     /// turnaround) reaches the first link of its reverse path.
     AckOut(u32),
     /// Flow's receiver timer: delayed ACK or SACK compression (the
-    /// receiver ignores it if an ACK sent since made it moot).
-    AckTimer(u32),
+    /// receiver ignores it if an ACK sent since made it moot); valid only
+    /// for the slot's flow of that epoch.
+    AckTimer { flow: u32, epoch: u32 },
     /// Index into a link's rate schedule.
     RateChange { link: u32, idx: u32 },
     /// Flow's base RTT changes (index into its rtt_schedule).
     RttChange { flow: u32, idx: u32 },
+    /// A flow of workload `.0` arrives.
+    Arrival(u32),
     Sample,
     MeasureStart,
     MeasureEnd,
-}
-
-struct Flow {
-    sender: TcpSender,
-    receiver: Receiver,
-    data_pipe: Pipe<DataPacket>,
-    ack_pipe: Pipe<AckPacket>,
-    /// A flow with a reverse path: its ACKs after the host's turnaround,
-    /// on their way to the first link of that path (None: the ACK pipe
-    /// takes them straight from the receiver).
-    ack_out: Option<Pipe<AckPacket>>,
-    /// What the ACK pipe adds to the second half of the flow's own RTT: the
-    /// mirror of its data path's delays when it has no reverse path.
-    ack_extra_ns: u64,
-    /// How its ACKs arrive (recorded when the scenario has reverse paths).
-    ack_clock: Option<AckClock>,
-    /// Packets sent during a stall of the path, held until it ends (and
-    /// those behind them, in order); empty without stalls.
-    egress: Pipe<DataPacket>,
-    /// The flow's hosts: start phase, ACK turnaround, timer lateness.
-    host: FlowHost,
-    wake_gen: u32,
-    wake_at: Option<u64>,
-    sent: u64,
-    /// Counters at the start and end of the measurement window.
-    at_from: FlowCounters,
-    at_to: Option<FlowCounters>,
-    /// A sized flow: payload bytes the receiver must have in order (whole
-    /// segments) for the flow to be complete; None for a bulk flow.
-    complete_at_bytes: Option<u64>,
-    /// When the receiver had them all, ns.
-    completed_ns: Option<u64>,
-}
-
-impl Flow {
-    /// A sized flow is complete the first time its receiver has every byte.
-    fn note_completion(&mut self, now_ns: u64) {
-        if self.completed_ns.is_none() && self.complete_at_bytes.is_some_and(|b| self.receiver.delivered_bytes() >= b) {
-            self.completed_ns = Some(now_ns);
-        }
-    }
-
-    fn counters(&self) -> FlowCounters {
-        FlowCounters {
-            delivered_bytes: self.receiver.delivered_bytes(),
-            retransmits: self.sender.telemetry().retransmits_total,
-        }
-    }
 }
 
 pub struct Simulation {
@@ -141,12 +104,29 @@ pub struct Simulation {
     acks: AckStore,
     /// Whether the window has closed (the links' and flows' end counters).
     window_closed: bool,
-    flows: Vec<Flow>,
+    flows: FlowTable,
+    /// Flow keys (the table's slots); a reverse path's ACKs are keyed
+    /// `keys + slot`.
+    keys: u32,
+    /// Whether the links keep per-flow state for ACKs (a reverse path).
+    ack_keys: bool,
+    /// The workloads' arrival processes and counts.
+    workloads: Vec<Workload>,
+    /// Workload arrivals so far (the next one's number).
+    arrivals: u64,
+    /// The records of the workload flows that are gone, and their
+    /// arrivals' numbers (the results list them in arrival order).
+    records: WorkloadFlows,
+    record_ids: Vec<u64>,
+    /// Workload flows an event may have finished (checked after it).
+    maybe_done: Vec<u32>,
     recorder: Recorder,
     /// The hosts' stalls (nothing arrives and no timer fires during one).
     stalls: Stalls,
     /// Reused buffer for packets a sender emits in one poll.
     out: Vec<DataPacket>,
+    /// Reused buffer for the packets a link dropped from its queue.
+    pushed: Vec<DataPacket>,
 }
 
 impl Simulation {
@@ -155,66 +135,24 @@ impl Simulation {
         let mut rng = SimRng::new(cfg.seed);
         let wire_bytes = cfg.mss + cfg.wire_overhead;
         let n = cfg.flows.len();
-        let reverse_paths = cfg.flows.iter().any(|f| !f.reverse_path.is_empty());
-        let flows = cfg
+        let statics = cfg
             .flows
             .iter()
             .enumerate()
-            .map(|(i, f)| {
-                let ops = cc_native::lookup(&f.cc).expect("validated: known cc");
-                let sender = TcpSender::new(
-                    SenderConfig {
-                        flow: i as u32,
-                        mss: cfg.mss,
-                        wire_bytes,
-                        stop_ns: f.stop_ns,
-                        size_segments: f.size_bytes.map(|b| b.div_ceil(cfg.mss as u64) as u32),
-                        rng_seed: rng.derive_seed(),
-                        params: f.params.clone(),
-                        ecn: f.ecn,
-                    },
-                    ops,
-                );
-                // The hosts' RTT split evenly between the two directions.
-                let fwd = f.rtt_ns / 2;
-                // The host's jitter goes where the ACK leaves the receiver.
-                let jitter = Jitter::for_flow(f.jitter_ns, cfg.seed, i);
-                let (ack_extra_ns, ack_out, ack_jitter) = if f.reverse_path.is_empty() {
-                    (cfg.path_delay_ns(f.data_links()), None, jitter)
-                } else {
-                    (0, Some(Pipe::with_jitter(0, jitter)), Jitter::none())
-                };
-                Flow {
-                    sender,
-                    receiver: Receiver::new(i as u32, cfg.mss, f.ecn),
-                    data_pipe: Pipe::new(fwd),
-                    ack_pipe: Pipe::with_jitter(f.rtt_ns - fwd + ack_extra_ns, ack_jitter),
-                    ack_out,
-                    ack_extra_ns,
-                    ack_clock: reverse_paths.then(|| {
-                        let slowest = f.data_links().iter().map(|&k| cfg.link(k as usize).rate_bps).min();
-                        AckClock::new(wire_bytes, slowest.expect("a path has a link"))
-                    }),
-                    egress: Pipe::new(0),
-                    host: FlowHost::for_flow(cfg.host.as_ref(), cfg.seed, i),
-                    wake_gen: 0,
-                    wake_at: None,
-                    sent: 0,
-                    at_from: FlowCounters::default(),
-                    at_to: None,
-                    complete_at_bytes: f.size_bytes.map(|b| b.div_ceil(cfg.mss as u64) * cfg.mss as u64),
-                    completed_ns: None,
-                }
-            })
+            .map(|(i, f)| Flow::new(&cfg, f, i as u32, FlowSeeds { cc_seed: rng.derive_seed(), stream: i }))
             .collect();
-        // ACKs in links queue under their own flow keys, n + flow.
-        let keys = if reverse_paths { 2 * n } else { n };
+        let flows = FlowTable::new(statics, cfg.flow_keys() - n);
+        let keys = flows.keys();
+        // ACKs in links queue under their own flow keys, keys + flow.
+        let ack_keys = cfg.has_reverse_paths();
+        let link_keys = if ack_keys { 2 * keys as usize } else { keys as usize };
         let links: Vec<Link> = (0..cfg.n_links())
             .map(|k| {
                 let c = cfg.link(k);
-                Link::new(Bottleneck::new(c, keys, wire_bytes), c.delay_ns, c.aggregate_ns)
+                Link::new(Bottleneck::new(c, link_keys, wire_bytes), c.delay_ns, c.aggregate_ns)
             })
             .collect();
+        let workloads = cfg.workloads.iter().enumerate().map(|(w, c)| Workload::new(c, cfg.seed, w)).collect();
         let samples = (cfg.duration_ns / cfg.interval_ns) as usize;
         let mut sim = Self {
             now_ns: 0,
@@ -225,8 +163,16 @@ impl Simulation {
             acks: AckStore::default(),
             window_closed: false,
             flows,
+            keys,
+            ack_keys,
+            workloads,
+            arrivals: 0,
+            records: WorkloadFlows::default(),
+            record_ids: Vec::new(),
+            maybe_done: Vec::new(),
             stalls: Stalls::new(cfg.host.as_ref(), cfg.seed),
             out: Vec::with_capacity(64),
+            pushed: Vec::new(),
             cfg,
         };
         for (i, f) in sim.cfg.flows.iter().enumerate() {
@@ -248,6 +194,11 @@ impl Simulation {
             sim.events.schedule(sim.cfg.measure_to_ns, Event::MeasureEnd);
         }
         sim.events.schedule(sim.cfg.interval_ns, Event::Sample);
+        for (w, wl) in sim.workloads.iter_mut().enumerate() {
+            if let Some(t) = wl.next_arrival_ns(sim.cfg.workloads[w].start_ns) {
+                sim.events.schedule(t, Event::Arrival(w as u32));
+            }
+        }
         sim
     }
 
@@ -263,6 +214,24 @@ impl Simulation {
     /// finish is the run [`Self::run`] gives.
     pub fn run_with(mut self, should_stop: &mut dyn FnMut(u64) -> bool) -> Option<SimResult> {
         self.advance(should_stop).then(|| self.finish())
+    }
+
+    /// Runs until flow 0 (a sized flow) is complete, at most to the
+    /// configured duration, asking `should_stop` as [`Self::run_with`]
+    /// does: its completion time (None if the run ended first), or None if
+    /// stopped ([`crate::alone`]).
+    pub fn run_until_complete(mut self, should_stop: &mut dyn FnMut(u64) -> bool) -> Option<Option<u64>> {
+        let end = self.cfg.duration_ns;
+        while self.flows[0].completed_ns.is_none() {
+            let Some((t, ev)) = self.events.pop_until(end) else { return Some(None) };
+            self.now_ns = t;
+            self.dispatch(ev);
+            if self.events.processed().is_multiple_of(STOP_POLL_EVENTS) && should_stop(self.now_ns) {
+                return None;
+            }
+        }
+        let f = &self.flows[0];
+        Some(f.completed_ns.map(|t| t - f.start_ns))
     }
 
     /// Processes every event up to the end of the run and closes the
@@ -286,29 +255,10 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         let now = self.now_ns;
         match ev {
-            Event::FlowStart(f) => {
-                // The SYN exchange gave Linux a first RTT sample: the base
-                // RTT plus the queues the SYN and its SYN-ACK waited behind.
-                let fc = &self.cfg.flows[f as usize];
-                let queue_ns: u64 = fc
-                    .data_links()
-                    .iter()
-                    .chain(&fc.reverse_path)
-                    .map(|&k| {
-                        let q = &self.links[k as usize].queue;
-                        (q.queue_bytes() as u128 * 8 * 1_000_000_000 / q.rate_bps() as u128) as u64
-                    })
-                    .sum();
-                let rtt_ns = self.base_rtt_ns(f) + queue_ns;
-                let fl = &mut self.flows[f as usize];
-                fl.sender.set_handshake_rtt(rtt_ns);
-                fl.receiver.set_handshake_rtt(rtt_ns);
-                fl.sender.start(now);
-                self.poll_sender(f);
-            }
+            Event::FlowStart(f) => self.start_flow(f),
             Event::SenderWake { flow, gen } => {
-                let fl = &mut self.flows[flow as usize];
-                if gen == fl.wake_gen {
+                // A slot's earlier flow's wake-up finds another generation (or no flow).
+                if let Some(fl) = self.flows.get_mut(flow).filter(|fl| fl.wake_gen == gen) {
                     fl.wake_at = None;
                     self.poll_sender(flow);
                 }
@@ -322,7 +272,7 @@ impl Simulation {
                 if let Some(t) = next {
                     self.events.schedule(t, Event::LinkTxDone { link, gen });
                 }
-                self.free_dropped_acks(link);
+                self.account_pushed_out(link);
                 let l = &mut self.links[link as usize];
                 if l.passes_at_once() {
                     self.leave_link(link, pkt);
@@ -340,32 +290,41 @@ impl Simulation {
             }
             Event::DataPipe(f) => {
                 while let Some(pkt) = self.flows[f as usize].data_pipe.pop_due(now) {
-                    let action = self.flows[f as usize].receiver.on_data(now, &pkt);
-                    self.flows[f as usize].note_completion(now);
-                    if let Some(ack) = self.flows[f as usize].receiver.take_flushed() {
+                    let fl = &mut self.flows[f as usize];
+                    fl.in_network = fl.in_network.checked_sub(1).expect("an arrival was in the network");
+                    let action = fl.receiver.on_data(now, &pkt);
+                    fl.note_completion(now);
+                    if let Some(ack) = fl.receiver.take_flushed() {
                         self.send_ack(f, ack);
                     }
                     match action {
                         RxAction::Ack(ack) => self.send_ack(f, ack),
-                        RxAction::ArmTimer(t) => self.events.schedule(t, Event::AckTimer(f)),
+                        RxAction::ArmTimer(t) => {
+                            let epoch = self.flows[f as usize].epoch;
+                            self.events.schedule(t, Event::AckTimer { flow: f, epoch })
+                        }
                         RxAction::Wait => {}
                     }
                 }
                 if let Some(t) = self.flows[f as usize].data_pipe.head_exit_ns() {
                     self.events.schedule(t, Event::DataPipe(f));
                 }
+                self.note_activity(f);
             }
             Event::AckPipe(f) => {
                 while let Some(ack) = self.flows[f as usize].ack_pipe.pop_due(now) {
-                    if let Some(clock) = &mut self.flows[f as usize].ack_clock {
+                    let fl = &mut self.flows[f as usize];
+                    fl.in_network = fl.in_network.checked_sub(1).expect("an ACK was in the network");
+                    if let Some(clock) = &mut fl.ack_clock {
                         clock.on_ack(now);
                     }
-                    self.flows[f as usize].sender.on_ack(now, &ack);
+                    fl.sender.on_ack(now, &ack);
                     self.poll_sender(f);
                 }
                 if let Some(t) = self.flows[f as usize].ack_pipe.head_exit_ns() {
                     self.events.schedule(t, Event::AckPipe(f));
                 }
+                self.note_activity(f);
             }
             Event::Egress(f) => {
                 while let Some(pkt) = self.flows[f as usize].egress.pop_due(now) {
@@ -376,12 +335,12 @@ impl Simulation {
                 }
             }
             Event::AckOut(f) => {
-                let first = self.cfg.flows[f as usize].reverse_path[0];
-                let n = self.flows.len() as u32;
+                let first = self.flows[f as usize].reverse_path[0];
+                let keys = self.keys;
                 let header = self.cfg.wire_overhead;
                 while let Some(ack) = self.flows[f as usize].ack_out.as_mut().and_then(|p| p.pop_due(now)) {
                     let envelope = DataPacket {
-                        flow: n + f,
+                        flow: keys + f,
                         seq: 0,
                         wire_bytes: ack_wire_bytes(&ack, header),
                         sent_ns: now,
@@ -394,9 +353,10 @@ impl Simulation {
                     self.events.schedule(t, Event::AckOut(f));
                 }
             }
-            Event::AckTimer(f) => {
-                if let Some(ack) = self.flows[f as usize].receiver.on_timer(now) {
-                    self.send_ack(f, ack);
+            Event::AckTimer { flow, epoch } => {
+                let fl = self.flows.get_mut(flow).filter(|fl| fl.epoch == epoch);
+                if let Some(ack) = fl.and_then(|fl| fl.receiver.on_timer(now)) {
+                    self.send_ack(flow, ack);
                 }
             }
             Event::RateChange { link, idx } => {
@@ -413,23 +373,20 @@ impl Simulation {
                 fl.data_pipe.set_delay(rtt / 2);
                 fl.ack_pipe.set_delay(rtt - rtt / 2 + fl.ack_extra_ns);
             }
+            Event::Arrival(w) => self.arrive(w),
             Event::Sample => {
-                let (links, cfg) = (&self.links, &self.cfg);
-                let snaps = self.flows.iter_mut().enumerate().map(|(i, f)| FlowSnapshot {
+                let links = &self.links;
+                let snaps = self.flows.statics_mut().enumerate().map(|(i, f)| FlowSnapshot {
                     counters: f.counters(),
                     sender: f.sender.telemetry(),
-                    queue_bytes: cfg.flows[i]
-                        .data_links()
-                        .iter()
-                        .map(|&k| links[k as usize].queue.flow_queue_bytes(i))
-                        .sum(),
+                    queue_bytes: f.data_links.iter().map(|&k| links[k as usize].queue.flow_queue_bytes(i)).sum(),
                     acks: f.ack_clock.as_mut().map(AckClock::take),
                 });
                 self.recorder.sample(now, snaps, self.links.iter().map(|l| &l.queue));
                 self.events.schedule(now + self.cfg.interval_ns, Event::Sample);
             }
             Event::MeasureStart => {
-                for f in &mut self.flows {
+                for f in self.flows.statics_mut() {
                     f.at_from = f.counters();
                     f.sender.set_rtt_recording(true);
                 }
@@ -440,10 +397,13 @@ impl Simulation {
             }
             Event::MeasureEnd => self.measure_end(),
         }
+        if !self.maybe_done.is_empty() {
+            self.free_done_flows();
+        }
     }
 
     fn measure_end(&mut self) {
-        for f in &mut self.flows {
+        for f in self.flows.statics_mut() {
             f.at_to = Some(f.counters());
             f.sender.set_rtt_recording(false);
         }
@@ -454,11 +414,89 @@ impl Simulation {
         self.window_closed = true;
     }
 
+    /// Flow `f` starts now: the SYN exchange gave Linux a first RTT
+    /// sample, the base RTT plus the queues the SYN and its SYN-ACK waited
+    /// behind; then it sends.
+    fn start_flow(&mut self, f: u32) {
+        let fl = &self.flows[f as usize];
+        let queue_ns: u64 = fl
+            .data_links
+            .iter()
+            .chain(&fl.reverse_path)
+            .map(|&k| {
+                let q = &self.links[k as usize].queue;
+                (q.queue_bytes() as u128 * 8 * 1_000_000_000 / q.rate_bps() as u128) as u64
+            })
+            .sum();
+        let rtt_ns = self.base_rtt_ns(f) + queue_ns;
+        let fl = &mut self.flows[f as usize];
+        fl.sender.set_handshake_rtt(rtt_ns);
+        fl.receiver.set_handshake_rtt(rtt_ns);
+        fl.sender.start(self.now_ns);
+        self.poll_sender(f);
+    }
+
+    /// A flow of workload `w` arrives: it starts in a free slot unless the
+    /// workload has `max_active` in progress; the next arrival is drawn.
+    fn arrive(&mut self, w: u32) {
+        let now = self.now_ns;
+        let wl = &mut self.workloads[w as usize];
+        let (size_bytes, cc_seed) = wl.draw_flow();
+        let id = self.arrivals;
+        self.arrivals += 1;
+        if wl.admit() {
+            let slot = self.flows.next_free().expect("max_active slots per workload");
+            let fc = self.cfg.workloads[w as usize].flow(now, size_bytes);
+            let stream = self.cfg.flows.len() + id as usize;
+            let mut flow = Flow::new(&self.cfg, &fc, slot, FlowSeeds { cc_seed, stream });
+            flow.arrival = Some(Arrival { workload: w, id, size_bytes });
+            // The slot's previous flow's counts in the links are not this one's.
+            for l in &mut self.links {
+                l.queue.reset_flow(slot);
+                if self.ack_keys {
+                    l.queue.reset_flow(self.keys + slot);
+                }
+            }
+            self.flows.insert(flow);
+            self.start_flow(slot);
+        }
+        if let Some(t) = self.workloads[w as usize].next_arrival_ns(now) {
+            self.events.schedule(t, Event::Arrival(w));
+        }
+    }
+
+    /// Something of flow `f` arrived or was lost: a workload's flow may be done.
+    fn note_activity(&mut self, f: u32) {
+        if f as usize >= self.cfg.flows.len() {
+            self.maybe_done.push(f);
+        }
+    }
+
+    /// Frees the slots of the workload flows that are done, keeping their
+    /// records.
+    fn free_done_flows(&mut self) {
+        while let Some(f) = self.maybe_done.pop() {
+            if !self.flows.get_mut(f).is_some_and(|fl| fl.is_done()) {
+                continue; // not yet, or already freed
+            }
+            let fl = self.flows.remove(f);
+            self.record(&fl);
+        }
+    }
+
+    /// The record of a workload's flow (gone, or in progress at the end).
+    fn record(&mut self, fl: &Flow) {
+        let a = fl.arrival.expect("a workload's flow");
+        let fct = fl.completed_ns.map(|t| t - fl.start_ns);
+        self.records.push(a.workload, fl.start_ns, a.size_bytes, fct, fl.sender.telemetry().retransmits_total);
+        self.record_ids.push(a.id);
+        self.workloads[a.workload as usize].release();
+    }
+
     /// Flow `f`'s base RTT: its hosts' own and its links' delays both ways.
     fn base_rtt_ns(&self, f: u32) -> u64 {
-        let fc = &self.cfg.flows[f as usize];
-        fc.rtt_ns + self.cfg.path_delay_ns(fc.data_links()) + self.flows[f as usize].ack_extra_ns
-            + self.cfg.path_delay_ns(&fc.reverse_path)
+        let fl = &self.flows[f as usize];
+        fl.rtt_ns + self.cfg.path_delay_ns(&fl.data_links) + fl.ack_extra_ns + self.cfg.path_delay_ns(&fl.reverse_path)
     }
 
     /// A packet leaves `link` (serialised and propagated): a data segment
@@ -467,10 +505,10 @@ impl Simulation {
     /// ACK pipe.
     fn leave_link(&mut self, link: u32, pkt: DataPacket) {
         let now = self.now_ns;
-        let n = self.flows.len() as u32;
-        if pkt.flow < n {
+        let keys = self.keys;
+        if pkt.flow < keys {
             let f = pkt.flow;
-            match next_hop(self.cfg.flows[f as usize].data_links(), link) {
+            match next_hop(&self.flows[f as usize].data_links, link) {
                 Some(next) => self.offer_to(next, pkt),
                 None => {
                     if let Some(t) = self.flows[f as usize].data_pipe.push(now, pkt) {
@@ -479,8 +517,8 @@ impl Simulation {
                 }
             }
         } else {
-            let f = pkt.flow - n;
-            match next_hop(&self.cfg.flows[f as usize].reverse_path, link) {
+            let f = pkt.flow - keys;
+            match next_hop(&self.flows[f as usize].reverse_path, link) {
                 Some(next) => self.offer_to(next, pkt),
                 None => {
                     let ack = self.acks.take(pkt.seq);
@@ -492,20 +530,39 @@ impl Simulation {
         }
     }
 
-    /// Frees the slots of the ACKs `link`'s latest offer or completion
+    /// A packet (a data segment or an ACK's envelope) is lost: it leaves
+    /// the network (and an ACK its slot).
+    fn lost(&mut self, pkt: &DataPacket) {
+        let f = if pkt.flow < self.keys {
+            pkt.flow
+        } else {
+            self.acks.take(pkt.seq);
+            pkt.flow - self.keys
+        };
+        let fl = &mut self.flows[f as usize];
+        fl.in_network = fl.in_network.checked_sub(1).expect("a lost packet was in the network");
+        self.note_activity(f);
+    }
+
+    /// Accounts for the packets `link`'s latest offer or completion
     /// dropped from its queue (pushed out, or dropped at the head).
-    fn free_dropped_acks(&mut self, link: u32) {
-        let n = self.flows.len() as u32;
-        for p in self.links[link as usize].queue.pushed_out() {
-            if p.flow >= n {
-                self.acks.take(p.seq);
-            }
+    fn account_pushed_out(&mut self, link: u32) {
+        let dropped = self.links[link as usize].queue.pushed_out();
+        if dropped.is_empty() {
+            return;
         }
+        let mut pushed = std::mem::take(&mut self.pushed);
+        pushed.extend_from_slice(dropped);
+        for p in pushed.drain(..) {
+            self.lost(&p);
+        }
+        self.pushed = pushed;
     }
 
     fn send_ack(&mut self, f: u32, ack: AckPacket) {
         let now = self.now_ns;
         let fl = &mut self.flows[f as usize];
+        fl.in_network += 1;
         let turnaround = fl.host.ack_delay();
         let stalls = &mut self.stalls;
         let release = |t| stalls.release(now, t + turnaround);
@@ -530,6 +587,7 @@ impl Simulation {
         for pkt in out.drain(..) {
             let fl = &mut self.flows[f as usize];
             fl.sent += 1;
+            fl.in_network += 1;
             if held_until > now || !fl.egress.is_empty() {
                 if let Some(t) = fl.egress.push_with(now, pkt, |_| held_until) {
                     self.events.schedule(t, Event::Egress(f));
@@ -554,7 +612,7 @@ impl Simulation {
 
     /// Offers a sender's packet to the first link of its path now.
     fn offer(&mut self, pkt: DataPacket) {
-        let first = self.cfg.flows[pkt.flow as usize].data_links()[0];
+        let first = self.flows[pkt.flow as usize].data_links[0];
         self.offer_to(first, pkt);
     }
 
@@ -566,18 +624,14 @@ impl Simulation {
             // Drops are counted per flow key by the link (under fq a packet
             // of another flow may be the one that is lost).
             Offer::Queued => {}
-            Offer::Dropped(_) => {
-                if pkt.flow >= self.flows.len() as u32 {
-                    self.acks.take(pkt.seq);
-                }
-            }
+            Offer::Dropped(_) => self.lost(&pkt),
         }
-        self.free_dropped_acks(link);
+        self.account_pushed_out(link);
     }
 
     /// The results of a run [`Self::advance`] completed.
     fn finish(&mut self) -> SimResult {
-        let n = self.flows.len() as u32;
+        let keys = self.keys;
         let links = &self.links;
         // A flow's data counters over its path's links, its ACKs' drops
         // over its reverse path's.
@@ -586,14 +640,14 @@ impl Simulation {
         };
         let flows = self
             .flows
-            .iter_mut()
+            .statics_mut()
             .enumerate()
             .map(|(i, f)| {
-                let fc = &self.cfg.flows[i];
                 let key = i as u32;
                 let end = f.at_to.expect("window closed");
                 let total = f.counters();
                 let tel = f.sender.telemetry();
+                let (data, reverse) = (f.data_links.clone(), f.reverse_path.clone());
                 let rtts = f.sender.rtt_window();
                 FlowResult {
                     delivered_bytes_window: end.delivered_bytes - f.at_from.delivered_bytes,
@@ -602,18 +656,18 @@ impl Simulation {
                     retransmits_total: total.retransmits,
                     sent_segments: f.sent,
                     arrived_segments: f.receiver.arrived_segments(),
-                    dropped_segments: over(fc.data_links(), &|l| l.queue.flow_drops(i)),
-                    in_network_segments: over(fc.data_links(), &|l| l.packets_of(key))
+                    dropped_segments: over(&data, &|l| l.queue.flow_drops(i)),
+                    in_network_segments: over(&data, &|l| l.packets_of(key))
                         + f.data_pipe.len() as u64
                         + f.egress.len() as u64,
                     rtt_mean_us: rtts.mean(),
                     rtt_p95_us: rtts.percentile(95.0).map(|us| us as f64),
                     rto_count: tel.rto_count,
-                    ce_marked: over(fc.data_links(), &|l| l.queue.flow_marks(i)),
+                    ce_marked: over(&data, &|l| l.queue.flow_marks(i)),
                     ce_received: f.receiver.ce_packets() as u64,
                     delivered_ce: f.sender.delivered_ce() as u64,
-                    fct_ns: f.completed_ns.map(|t| t - fc.start_ns),
-                    acks_dropped: over(&fc.reverse_path, &|l| l.queue.flow_drops((n + key) as usize)),
+                    fct_ns: f.completed_ns.map(|t| t - f.start_ns),
+                    acks_dropped: over(&reverse, &|l| l.queue.flow_drops((keys + key) as usize)),
                 }
             })
             .collect();
@@ -651,7 +705,23 @@ impl Simulation {
             flow_series: std::mem::take(&mut self.recorder.flow_series),
             link_series: std::mem::take(&mut self.recorder.link_series),
             events: self.events.processed(),
+            workload_flows: self.workload_records(),
+            workloads: self.workloads.iter().map(|w| w.counts).collect(),
         }
+    }
+
+    /// Every workload flow's record, in arrival order: those gone, and
+    /// those the run's end found in progress.
+    fn workload_records(&mut self) -> WorkloadFlows {
+        let in_progress: Vec<u32> =
+            (self.cfg.flows.len() as u32..self.keys).filter(|&s| self.flows.get_mut(s).is_some()).collect();
+        for slot in in_progress {
+            let fl = self.flows.remove(slot);
+            self.record(&fl);
+        }
+        let mut order: Vec<usize> = (0..self.record_ids.len()).collect();
+        order.sort_unstable_by_key(|&i| self.record_ids[i]);
+        self.records.permuted(&order)
     }
 }
 
@@ -677,6 +747,7 @@ mod tests {
             jitter_ns: 0,
             path: vec![],
             reverse_path: vec![],
+            app: None,
         }
     }
 
@@ -694,6 +765,7 @@ mod tests {
             bottleneck: BottleneckConfig::droptail(100_000_000, 2_000_000),
             flows,
             links: vec![],
+            workloads: vec![],
             host: None,
         };
         let with = |mut c: SimConfig, change: &dyn Fn(&mut SimConfig)| {
@@ -775,7 +847,7 @@ mod tests {
             check(name, "queue delay", r.link.queue_delay_p50_us, sojourn, 50.0, 1e3);
             check(name, "queue delay", r.link.queue_delay_p95_us, sojourn, 95.0, 1e3);
             check(name, "queue delay", r.link.queue_delay_p99_us, sojourn, 99.0, 1e3);
-            for (i, f) in sim.flows.iter_mut().enumerate() {
+            for (i, f) in sim.flows.statics_mut().enumerate() {
                 check(name, &format!("flow {i} RTT"), r.flows[i].rtt_p95_us, f.sender.rtt_window(), 95.0, 1.0);
             }
         }
@@ -800,6 +872,7 @@ mod tests {
             bottleneck: BottleneckConfig::droptail(100_000_000, 4_000_000),
             flows: vec![sized],
             links: vec![],
+            workloads: vec![],
             host: None,
         };
         crate::validate(&cfg).unwrap();
@@ -820,6 +893,80 @@ mod tests {
         let r = sim.finish();
         assert_eq!(r.flows[0].fct_ns, Some(fct));
         assert_eq!(r.flows[1].fct_ns, None);
+    }
+
+    /// Every flow's `in_network` (what frees a workload flow's slot) is
+    /// what a count of its packets and ACKs in the pipes, egresses, links'
+    /// queues and wires finds.
+    fn assert_in_network_is_counted(sim: &Simulation) {
+        let ack_key = |slot: u32| if sim.ack_keys { Some(sim.keys + slot) } else { None };
+        for slot in 0..sim.keys {
+            let Some(f) = sim.flows.get(slot) else { continue };
+            let in_links = |key: u32| sim.links.iter().map(|l| l.packets_of(key)).sum::<u64>();
+            let data = f.data_pipe.len() + f.egress.len() + in_links(slot) as usize;
+            let queued_acks = ack_key(slot).map_or(0, in_links) as usize;
+            let acks = f.ack_pipe.len() + f.ack_out.as_ref().map_or(0, Pipe::len) + queued_acks;
+            assert_eq!(f.in_network as usize, data + acks, "slot {slot} at {} ns", sim.now_ns);
+        }
+    }
+
+    #[test]
+    fn a_flows_count_of_what_it_has_in_the_network_is_exact() {
+        // A workload (fq_codel's push-outs and CoDel's head drops, ACKs
+        // queueing and dropped in a reverse link, stalls holding packets),
+        // checked at many instants.
+        use crate::config::{FqCodelConfig, HostConfig, WorkloadConfig};
+        let mut cfg = examples().remove(1).1;
+        cfg.duration_ns = 4 * S;
+        cfg.measure_from_ns = 0;
+        cfg.measure_to_ns = 4 * S;
+        cfg.bottleneck = BottleneckConfig { aqm: Aqm::FqCodel, ..BottleneckConfig::droptail(30_000_000, 60_000) };
+        cfg.bottleneck.fq_codel = Some(FqCodelConfig {
+            target_ns: MS,
+            interval_ns: 20 * MS,
+            limit_packets: 40,
+            flows: 4,
+            quantum_bytes: 1514.try_into().unwrap(),
+            ecn: false,
+        });
+        cfg.links = vec![BottleneckConfig::droptail(5_000_000, 8_000)];
+        cfg.flows[0].path = vec![0];
+        cfg.flows[1].path = vec![1];
+        cfg.flows[1].reverse_path = vec![0];
+        cfg.workloads = vec![WorkloadConfig {
+            cc: "bbr".into(),
+            rtt_ns: 20 * MS,
+            params: vec![],
+            ecn: Default::default(),
+            jitter_ns: 0,
+            path: vec![0],
+            reverse_path: vec![1],
+            start_ns: 0,
+            stop_ns: 4 * S,
+            arrival_rate_hz: 50.0,
+            size_bytes: None,
+            sizes: vec![(0.0, 1), (0.7, 20_000), (1.0, 400_000)],
+            max_active: 6,
+        }];
+        cfg.host = Some(HostConfig {
+            ack_delay_ns: vec![(0.0, 5_000), (1.0, 300_000)],
+            stalls_per_s: 30.0,
+            stall_length_ns: vec![(0.0, 100_000), (1.0, 2 * MS)],
+            ..Default::default()
+        });
+        crate::validate(&cfg).unwrap();
+        let mut sim = Simulation::new(cfg);
+        let mut checks = 0;
+        while let Some((t, ev)) = sim.events.pop_until(4 * S) {
+            sim.now_ns = t;
+            sim.dispatch(ev);
+            if sim.events.processed() % 31 == 0 {
+                assert_in_network_is_counted(&sim);
+                checks += 1;
+            }
+        }
+        let (w, drops) = (sim.workloads[0].counts, sim.links[1].queue.stats.drops);
+        assert!(checks > 1000 && w.arrived > 150 && w.refused > 0 && drops > 0, "{checks} {w:?} {drops}");
     }
 
     #[test]

@@ -40,56 +40,13 @@
 use std::collections::VecDeque;
 
 use crate::config::HostConfig;
+use crate::quantiles::Quantiles;
 use crate::rng::SimRng;
 
 /// Added to the run's seed, times (stream + 1), for a stream of host
 /// draws: SplitMix64's increment (the golden ratio in 64 bits) rotated,
 /// so that these streams differ from [`crate::jitter`]'s for the same flow.
 const STREAM_STEP: u64 = 0x9e37_79b9_7f4a_7c15_u64.rotate_left(17);
-
-/// An empirical distribution: (cumulative probability, ns) points, the
-/// probabilities strictly increasing from 0 to 1, the values non-decreasing
-/// (checked by [`crate::validate`]).
-#[derive(Clone, Debug)]
-pub struct Quantiles {
-    points: Vec<(f64, u64)>,
-    /// For each of [`BUCKETS`] equal slices of [0, 1), the first point
-    /// whose probability is above the slice's start: a draw starts its
-    /// search there (a step or two) instead of a binary search over all
-    /// points, which was most of the model's cost per packet.
-    first_above: Vec<u8>,
-}
-
-/// Slices of [0, 1) in [`Quantiles::first_above`].
-const BUCKETS: usize = 256;
-
-impl Quantiles {
-    pub fn new(points: &[(f64, u64)]) -> Option<Self> {
-        (!points.is_empty()).then(|| Quantiles {
-            points: points.to_vec(),
-            first_above: (0..BUCKETS)
-                .map(|b| points.partition_point(|&(p, _)| p <= b as f64 / BUCKETS as f64) as u8)
-                .collect(),
-        })
-    }
-
-    /// The value at cumulative probability `u` in [0, 1).
-    pub fn at(&self, u: f64) -> u64 {
-        // The first point above u (as partition_point would find it).
-        let mut k = self.first_above[((u * BUCKETS as f64) as usize).min(BUCKETS - 1)] as usize;
-        while k < self.points.len() && self.points[k].0 <= u {
-            k += 1;
-        }
-        if k == 0 {
-            return self.points[0].1;
-        }
-        if k == self.points.len() {
-            return self.points[k - 1].1;
-        }
-        let ((p0, v0), (p1, v1)) = (self.points[k - 1], self.points[k]);
-        v0 + ((v1 - v0) as f64 * (u - p0) / (p1 - p0)) as u64
-    }
-}
 
 /// One flow's host draws: its start phase, its ACKs' turnaround, its
 /// timers' lateness.
@@ -219,36 +176,6 @@ mod tests {
             stalls_per_s: 10.0,
             stall_length_ns: vec![(0.0, 300_000), (1.0, 1_500_000)],
         }
-    }
-
-    #[test]
-    fn the_bucketed_search_finds_what_a_binary_search_finds() {
-        let points = [(0.0, 10), (0.001, 20), (0.5, 30), (0.5039, 35), (0.99, 400), (0.999, 900), (1.0, 5_000)];
-        let q = Quantiles::new(&points).unwrap();
-        let mut rng = SimRng::new(7);
-        let edges = points.iter().map(|&(p, _)| p).chain([0.00390625, 0.5 - 1e-12, 0.999999]);
-        for u in (0..100_000).map(|_| rng.next_f64()).chain(edges.filter(|&p| p < 1.0)) {
-            let k = points.partition_point(|&(p, _)| p <= u);
-            let want = if k == 0 {
-                points[0].1
-            } else if k == points.len() {
-                points[k - 1].1
-            } else {
-                let ((p0, v0), (p1, v1)) = (points[k - 1], points[k]);
-                v0 + ((v1 - v0) as f64 * (u - p0) / (p1 - p0)) as u64
-            };
-            assert_eq!(q.at(u), want, "u = {u}");
-        }
-    }
-
-    #[test]
-    fn quantiles_interpolate_the_inverse_cdf() {
-        let q = Quantiles::new(&[(0.0, 0), (0.5, 100), (1.0, 1000)]).unwrap();
-        assert_eq!(q.at(0.0), 0);
-        assert_eq!(q.at(0.25), 50);
-        assert_eq!(q.at(0.5), 100);
-        assert_eq!(q.at(0.75), 550);
-        assert_eq!(q.at(0.999_999), 999);
     }
 
     #[test]

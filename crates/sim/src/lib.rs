@@ -8,7 +8,11 @@
 //! - [`bottleneck`] and [`qdisc`]: a link's queue, its FIFO and queue disciplines;
 //! - [`pipe`]: propagation delay; [`host`]: what real hosts add to the
 //!   timing (measured on Linux); [`jitter`]: a flow's extra ACK delay;
-//! - [`tcp`]: the TCP sender (rate sampling, pacing, loss recovery, CC calls);
+//! - [`flow_table`]: the flows by slot (a flow key in every link);
+//!   [`workload`]: sized flows arriving by a Poisson process, in slots
+//!   they free when done; [`alone`]: a flow's completion time alone;
+//! - [`tcp`]: the TCP sender (rate sampling, pacing, loss recovery, CC
+//!   calls); [`app`]: an application that writes less than it could send;
 //! - [`receiver`]: cumulative ACK + SACK, delayed ACKs;
 //! - [`telemetry`] and [`distribution`]: per-interval series and window
 //!   statistics in bounded memory;
@@ -16,17 +20,21 @@
 //!
 //! Entry points: [`run`], or [`run_with`] for a run that can be stopped.
 
+pub mod alone;
+pub mod app;
 pub mod bottleneck;
 pub mod config;
 pub mod distribution;
 pub mod event_loop;
 pub mod event_queue;
+pub mod flow_table;
 pub mod host;
 pub mod jitter;
 pub mod limits;
 pub mod packet;
 pub mod pipe;
 pub mod qdisc;
+pub mod quantiles;
 pub mod receiver;
 pub mod result;
 pub mod rng;
@@ -35,6 +43,7 @@ pub mod telemetry;
 pub mod topology;
 pub mod trace_instants;
 pub mod trace_link;
+pub mod workload;
 mod validate;
 
 use config::SimConfig;

@@ -139,10 +139,39 @@ pub const MAX_FLOW_BYTES: u64 = 1 << 40;
 /// a path is at most this long.
 pub const MAX_LINKS: u64 = 64;
 
+/// Workload flows in progress at once, over all `[[workload]]`s (their
+/// `max_active` added up): 10,000. Each slot costs per-flow counters in
+/// every link for its data and its ACKs (~60 bytes × 2 × links) from the
+/// start, and a flow in progress its sender and receiver (a few KB plus
+/// its window's segments); so a run's memory is bounded by this, not by
+/// how many flows arrive ([`crate::flow_table`]). Far above the flows a
+/// link carries at once at any load below 1 (at 60% load of the web-search
+/// sizes, a few tens).
+pub const MAX_ACTIVE_FLOWS: u64 = 10_000;
+
+/// Workload arrivals a run may expect (each workload's arrival rate times
+/// its arrival window, added up): 10^6. Each arrival leaves a record in the
+/// engine (36 bytes) and a row of flows.parquet, and the front end runs
+/// the flows' sizes alone ([`crate::alone`]); 10^6 rows stay in the
+/// memory of an ordinary machine through `ccarena run` (bench/bench_memory.py
+/// measures 100,000). The count itself is random (Poisson about this mean).
+pub const MAX_WORKLOAD_ARRIVALS: u64 = 1_000_000;
+
+/// A workload's arrival rate, per second: 10^8 (10 ns between arrivals on
+/// average). Arrival times are whole ns (gaps rounded), so a faster
+/// process would be a different one; with [`MAX_WORKLOAD_ARRIVALS`] such a
+/// rate can only last 10 ms.
+pub const MAX_ARRIVAL_RATE_HZ: u64 = 100_000_000;
+
+/// Points of a workload's size distribution (the lines of its file):
+/// 1024. The published ones have a dozen (web search 12, data mining 13);
+/// each draw searches them.
+pub const MAX_SIZE_POINTS: u64 = 1024;
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
 /// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
 /// `max_` bounds from above, `min_` from below.
-pub fn all() -> [(&'static str, u64); 22] {
+pub fn all() -> [(&'static str, u64); 26] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -166,7 +195,18 @@ pub fn all() -> [(&'static str, u64); 22] {
         ("max_host_points", MAX_HOST_POINTS),
         ("max_flow_bytes", MAX_FLOW_BYTES),
         ("max_links", MAX_LINKS),
+        ("max_active_flows", MAX_ACTIVE_FLOWS),
+        ("max_workload_arrivals", MAX_WORKLOAD_ARRIVALS),
+        ("max_arrival_rate_hz", MAX_ARRIVAL_RATE_HZ),
+        ("max_size_points", MAX_SIZE_POINTS),
     ]
+}
+
+/// Arrivals a workload expects: `rate_hz` over `[start_ns, stop_ns)` (what
+/// [`MAX_WORKLOAD_ARRIVALS`] bounds, added up over the workloads). The
+/// front end computes the same product in the same order.
+pub fn expected_arrivals(rate_hz: f64, start_ns: u64, stop_ns: u64) -> f64 {
+    rate_hz * (stop_ns.saturating_sub(start_ns) as f64 / 1e9)
 }
 
 /// Telemetry rows a run of `duration_ns` sampled every `interval_ns`
@@ -206,6 +246,8 @@ const _: () = {
     // The packet limits hold every full packet of the largest buffer and fit u32.
     assert!(MAX_BUFFER_BYTES / 1514 <= MAX_QUEUE_PACKETS && MAX_QUEUE_PACKETS <= u32::MAX as u64);
     assert!(MIN_QUANTUM_BYTES > 0 && MAX_QUANTUM_BYTES <= u32::MAX as u64);
+    // Flow keys (flows and workload slots, twice with ACKs) fit u32.
+    assert!(2 * (MAX_FLOWS + MAX_ACTIVE_FLOWS) <= u32::MAX as u64);
 };
 
 #[cfg(test)]

@@ -21,6 +21,87 @@ pub struct SimResult {
     pub link_series: LinkSeries,
     /// Events the engine processed (for the benchmark).
     pub events: u64,
+    /// Per `[[workload]]`: its arrivals' counts (empty without workloads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<WorkloadResult>,
+    /// One record per workload flow that started, in arrival order.
+    #[serde(skip_serializing_if = "WorkloadFlows::is_empty")]
+    pub workload_flows: WorkloadFlows,
+}
+
+/// A workload's arrivals over the whole run ([`crate::workload`]).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct WorkloadResult {
+    /// Arrivals, started or refused.
+    pub arrived: u64,
+    /// Arrivals refused: `max_active` of its flows were in progress.
+    pub refused: u64,
+    /// The most of its flows in progress at once.
+    pub peak_active: u32,
+}
+
+/// Column-oriented records of the workloads' flows, one row per flow that
+/// started, in arrival order: what a completed flow leaves behind when its
+/// state is freed (and, at the end of the run, each flow still in progress).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WorkloadFlows {
+    /// Index of its `[[workload]]`.
+    pub workload: Vec<u32>,
+    /// Its arrival, ns.
+    pub start_ns: Vec<u64>,
+    /// Its payload bytes (the size drawn; the sender rounds up to whole segments).
+    pub size_bytes: Vec<u64>,
+    /// Completion time from its arrival, ns; [`WorkloadFlows::NOT_DONE`]
+    /// if the run ended first.
+    pub fct_ns: Vec<u64>,
+    /// Segments it retransmitted.
+    pub retransmits: Vec<u64>,
+}
+
+impl WorkloadFlows {
+    /// `fct_ns` of a flow the run's end found incomplete.
+    pub const NOT_DONE: u64 = u64::MAX;
+
+    pub fn is_empty(&self) -> bool {
+        self.workload.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.workload.len()
+    }
+
+    /// Appends one flow's record.
+    pub fn push(&mut self, workload: u32, start_ns: u64, size_bytes: u64, fct_ns: Option<u64>, retransmits: u64) {
+        self.workload.push(workload);
+        self.start_ns.push(start_ns);
+        self.size_bytes.push(size_bytes);
+        self.fct_ns.push(fct_ns.unwrap_or(Self::NOT_DONE));
+        self.retransmits.push(retransmits);
+    }
+
+    /// The records reordered: row `order[i]` becomes row `i`.
+    pub fn permuted(&self, order: &[usize]) -> Self {
+        let pick = |v: &[u64]| order.iter().map(|&i| v[i]).collect();
+        WorkloadFlows {
+            workload: order.iter().map(|&i| self.workload[i]).collect(),
+            start_ns: pick(&self.start_ns),
+            size_bytes: pick(&self.size_bytes),
+            fct_ns: pick(&self.fct_ns),
+            retransmits: pick(&self.retransmits),
+        }
+    }
+
+    /// Every column by its serialised name (see `FlowSeries::columns`).
+    pub fn columns(&self) -> [(&'static str, Column<'_>); 5] {
+        let Self { workload, start_ns, size_bytes, fct_ns, retransmits } = self;
+        [
+            ("workload", Column::U32(workload)),
+            ("start_ns", Column::U64(start_ns)),
+            ("size_bytes", Column::U64(size_bytes)),
+            ("fct_ns", Column::U64(fct_ns)),
+            ("retransmits", Column::U64(retransmits)),
+        ]
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -348,6 +429,10 @@ mod tests {
         let mut names: Vec<&str> = LinkSeries::default().columns().iter().map(|(n, _)| *n).collect();
         names.sort_unstable();
         assert_eq!(names, link.as_object().unwrap().keys().map(String::as_str).collect::<Vec<_>>());
+        let records = serde_json::to_value(WorkloadFlows::default()).unwrap();
+        let mut names: Vec<&str> = WorkloadFlows::default().columns().iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        assert_eq!(names, records.as_object().unwrap().keys().map(String::as_str).collect::<Vec<_>>());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[derive(Clone, Debug)]
 pub struct SimRng(Xoshiro256PlusPlus);
 
 impl SimRng {

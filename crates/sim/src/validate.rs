@@ -4,7 +4,7 @@
 //! `<field path>: <problem>`, with the paths of the Python front end
 //! (`duration`, `bottleneck.rate`, `flow[2].rtt`, ...).
 
-use crate::config::{Aqm, BottleneckConfig, HostConfig, MarkThreshold, SimConfig};
+use crate::config::{AppConfig, Aqm, BottleneckConfig, HostConfig, MarkThreshold, SimConfig};
 use crate::limits::{self, *};
 
 /// Checks a resolved scenario; the error is one line naming the field.
@@ -30,8 +30,8 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
     for k in 0..cfg.n_links() {
         link(cfg.link(k), &cfg.link_field(k), packet_bytes)?;
     }
-    if cfg.flows.is_empty() {
-        return Err("flow: at least one [[flow]] is required".into());
+    if cfg.flows.is_empty() && cfg.workloads.is_empty() {
+        return Err("flow: at least one [[flow]] (or [[workload]]) is required".into());
     }
     if cfg.flows.len() as u64 > MAX_FLOWS {
         return Err(format!(
@@ -40,50 +40,31 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         ));
     }
     for (i, f) in cfg.flows.iter().enumerate() {
-        if cc_native::lookup(&f.cc).is_none() {
-            return Err(format!(
-                "flow[{i}].cc: unknown congestion control '{}' (known: {})",
-                f.cc,
-                cc_native::names().join(", ")
-            ));
-        }
-        if f.rtt_ns == 0 {
-            return Err(format!("flow[{i}].rtt: must be greater than zero"));
-        }
-        at_most(&format!("flow[{i}].rtt"), f.rtt_ns, MAX_RTT_NS, Unit::Ns)?;
-        at_most(&format!("flow[{i}].jitter"), f.jitter_ns, MAX_RTT_NS, Unit::Ns)?;
+        let at = format!("flow[{i}]");
+        sender(cfg, &at, &f.cc, f.rtt_ns, f.jitter_ns, &f.path, &f.reverse_path)?;
         if f.start_ns >= cfg.duration_ns {
-            return Err(format!("flow[{i}].start: must be before the end of the run"));
+            return Err(format!("{at}.start: must be before the end of the run"));
         }
         if f.stop_ns.is_some_and(|s| s <= f.start_ns) {
-            return Err(format!("flow[{i}].stop: must be after start"));
+            return Err(format!("{at}.stop: must be after start"));
         }
         if let Some(size) = f.size_bytes {
-            if size == 0 {
-                return Err(format!("flow[{i}].size: must be greater than zero"));
-            }
-            at_most(&format!("flow[{i}].size"), size, MAX_FLOW_BYTES, Unit::Bytes)?;
-        }
-        for (what, path) in [("path", &f.path), ("reverse", &f.reverse_path)] {
-            for (k, &l) in path.iter().enumerate() {
-                if l as usize >= cfg.n_links() {
-                    return Err(format!("flow[{i}].{what}[{k}]: no link {l} (the topology has {})", cfg.n_links()));
-                }
-                if path[..k].contains(&l) {
-                    return Err(format!("flow[{i}].{what}[{k}]: link {l} is already on the path"));
-                }
-            }
+            flow_size(&format!("{at}.size"), size)?;
         }
         for (k, c) in f.rtt_schedule.iter().enumerate() {
             if c.rtt_ns == 0 {
-                return Err(format!("flow[{i}].rtt_schedule[{k}].rtt: must be greater than zero"));
+                return Err(format!("{at}.rtt_schedule[{k}].rtt: must be greater than zero"));
             }
-            at_most(&format!("flow[{i}].rtt_schedule[{k}].rtt"), c.rtt_ns, MAX_RTT_NS, Unit::Ns)?;
+            at_most(&format!("{at}.rtt_schedule[{k}].rtt"), c.rtt_ns, MAX_RTT_NS, Unit::Ns)?;
             if k > 0 && c.at_ns < f.rtt_schedule[k - 1].at_ns {
-                return Err(format!("flow[{i}].rtt_schedule[{k}].at: schedule must be in time order"));
+                return Err(format!("{at}.rtt_schedule[{k}].at: schedule must be in time order"));
             }
         }
+        if let Some(a) = &f.app {
+            app(a, &format!("{at}.app"), cfg.duration_ns)?;
+        }
     }
+    workloads(cfg)?;
     if let Some(h) = &cfg.host {
         host(h)?;
     }
@@ -109,6 +90,133 @@ pub fn validate(cfg: &SimConfig) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// What a `[[flow]]` and a `[[workload]]` (field path `at`) have in
+/// common: a known cc, an RTT and a jitter within the limits, routes
+/// through existing links without repeats.
+fn sender(
+    cfg: &SimConfig,
+    at: &str,
+    cc: &str,
+    rtt_ns: u64,
+    jitter_ns: u64,
+    path: &[u32],
+    reverse: &[u32],
+) -> Result<(), String> {
+    if cc_native::lookup(cc).is_none() {
+        return Err(format!("{at}.cc: unknown congestion control '{cc}' (known: {})", cc_native::names().join(", ")));
+    }
+    if rtt_ns == 0 {
+        return Err(format!("{at}.rtt: must be greater than zero"));
+    }
+    at_most(&format!("{at}.rtt"), rtt_ns, MAX_RTT_NS, Unit::Ns)?;
+    at_most(&format!("{at}.jitter"), jitter_ns, MAX_RTT_NS, Unit::Ns)?;
+    for (what, path) in [("path", path), ("reverse", reverse)] {
+        for (k, &l) in path.iter().enumerate() {
+            if l as usize >= cfg.n_links() {
+                return Err(format!("{at}.{what}[{k}]: no link {l} (the topology has {})", cfg.n_links()));
+            }
+            if path[..k].contains(&l) {
+                return Err(format!("{at}.{what}[{k}]: link {l} is already on the path"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A sized flow's bytes (`flow[i].size`, `workload[w].size`).
+fn flow_size(field: &str, size: u64) -> Result<(), String> {
+    if size == 0 {
+        return Err(format!("{field}: must be greater than zero"));
+    }
+    at_most(field, size, MAX_FLOW_BYTES, Unit::Bytes)
+}
+
+/// An application-limited sender's writes ([`crate::app`]).
+fn app(a: &AppConfig, at: &str, duration_ns: u64) -> Result<(), String> {
+    if a.rate_bps.is_none() && a.on_off.is_none() {
+        return Err(format!("{at}: give a rate, or on and off periods"));
+    }
+    if let Some(rate) = a.rate_bps {
+        if rate == 0 {
+            return Err(format!("{at}.rate: must be greater than zero"));
+        }
+        at_most(&format!("{at}.rate"), rate, MAX_RATE_BPS, Unit::Bps)?;
+    }
+    if let Some(p) = &a.on_off {
+        for (what, ns) in [("on", p.on_ns), ("off", p.off_ns)] {
+            if ns == 0 {
+                return Err(format!("{at}.{what}: must be greater than zero"));
+            }
+            if ns > duration_ns {
+                return Err(format!("{at}.{what}: longer than the run's duration"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `[[workload]]`s: each one's flows as a `[[flow]]`'s, its arrival
+/// window inside the run, its rate and sizes within the limits; their
+/// `max_active` and expected arrivals added up within theirs.
+fn workloads(cfg: &SimConfig) -> Result<(), String> {
+    let (mut active, mut expected) = (0u64, 0f64);
+    for (w, wl) in cfg.workloads.iter().enumerate() {
+        let at = format!("workload[{w}]");
+        sender(cfg, &at, &wl.cc, wl.rtt_ns, wl.jitter_ns, &wl.path, &wl.reverse_path)?;
+        if wl.start_ns >= cfg.duration_ns {
+            return Err(format!("{at}.start: must be before the end of the run"));
+        }
+        if wl.stop_ns <= wl.start_ns || wl.stop_ns > cfg.duration_ns {
+            return Err(format!("{at}.stop: must be after start and at most the run's duration"));
+        }
+        let rate = wl.arrival_rate_hz;
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(format!("{at}.arrival_rate: {rate} is not a positive number of arrivals per second"));
+        }
+        if rate > MAX_ARRIVAL_RATE_HZ as f64 {
+            return Err(format!(
+                "{at}.arrival_rate: {rate} per second is above the engine's limit of {MAX_ARRIVAL_RATE_HZ} per second"
+            ));
+        }
+        match (wl.size_bytes, wl.sizes.is_empty()) {
+            (Some(size), true) => flow_size(&format!("{at}.size"), size)?,
+            (None, false) => size_points(&format!("{at}.sizes"), &wl.sizes)?,
+            _ => return Err(format!("{at}.size: give a size or a size distribution (sizes), not both")),
+        }
+        if wl.max_active == 0 {
+            return Err(format!("{at}.max_active: must be greater than zero"));
+        }
+        active += wl.max_active as u64;
+        if active > MAX_ACTIVE_FLOWS {
+            return Err(format!(
+                "{at}.max_active: the workloads' max_active add up to {active}, above the engine's limit of \
+                 {MAX_ACTIVE_FLOWS}"
+            ));
+        }
+        expected += limits::expected_arrivals(rate, wl.start_ns, wl.stop_ns);
+        if expected > MAX_WORKLOAD_ARRIVALS as f64 {
+            return Err(format!(
+                "{at}.arrival_rate: the workloads expect {expected:.0} arrivals (rate x arrival window, added \
+                 up), above the engine's limit of {MAX_WORKLOAD_ARRIVALS}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A size distribution: (cumulative probability, bytes) points from 0.0
+/// to 1.0, neither ever falling, the largest size within the limit.
+fn size_points(field: &str, points: &[(f64, u64)]) -> Result<(), String> {
+    at_most(field, points.len() as u64, MAX_SIZE_POINTS, Unit::Count)?;
+    let rising = points.windows(2).all(|w| w[1].0 >= w[0].0 && w[1].1 >= w[0].1);
+    if points.len() < 2 || points[0].0 != 0.0 || points[points.len() - 1].0 != 1.0 || !rising {
+        return Err(format!(
+            "{field}: cumulative probabilities must rise from 0.0 to 1.0, and the sizes never fall"
+        ));
+    }
+    flow_size(field, points[points.len() - 1].1)
 }
 
 /// One link ([`BottleneckConfig`]), its fields named `<at>.<field>`
@@ -328,7 +436,7 @@ fn human(value: u64, unit: Unit) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{BottleneckConfig, FlowConfig, RateChange, RttChange};
+    use crate::config::{BottleneckConfig, FlowConfig, OnOffConfig, RateChange, RttChange, WorkloadConfig};
 
     fn ok_config() -> SimConfig {
         SimConfig {
@@ -348,11 +456,13 @@ mod tests {
                 size_bytes: None,
                 params: vec![],
                 rtt_schedule: vec![],
-            ecn: Default::default(),
-            jitter_ns: 0,
-            path: vec![],
-            reverse_path: vec![],
+                ecn: Default::default(),
+                jitter_ns: 0,
+                path: vec![],
+                reverse_path: vec![],
+                app: None,
             }],
+            workloads: vec![],
             links: vec![],
             host: None,
         }
@@ -535,6 +645,103 @@ mod tests {
             assert_eq!(with(at), Ok(()), "{path} at its limit");
             let e = with(beyond).expect_err(path);
             assert!(e.starts_with(&format!("{path}: ")) && e.contains("limit"), "{e}");
+        }
+    }
+
+    fn workload() -> WorkloadConfig {
+        WorkloadConfig {
+            cc: "cubic".into(),
+            rtt_ns: 10_000_000,
+            params: vec![],
+            ecn: Default::default(),
+            jitter_ns: 0,
+            path: vec![],
+            reverse_path: vec![],
+            start_ns: 0,
+            stop_ns: 10_000_000_000,
+            arrival_rate_hz: 100.0,
+            size_bytes: Some(10_000),
+            sizes: vec![],
+            max_active: 100,
+        }
+    }
+
+    #[test]
+    fn workloads_and_applications_are_checked_with_their_field_paths() {
+        let with = |change: &dyn Fn(&mut WorkloadConfig)| {
+            let mut c = ok_config();
+            c.workloads = vec![workload()];
+            change(&mut c.workloads[0]);
+            validate(&c)
+        };
+        assert_eq!(with(&|_| {}), Ok(()));
+        type Change<'a> = &'a dyn Fn(&mut WorkloadConfig);
+        let cases: Vec<(Change, &str)> = vec![
+            (&|w| w.cc = "nope".into(), "workload[0].cc: unknown"),
+            (&|w| w.rtt_ns = MAX_RTT_NS + 1, "workload[0].rtt: "),
+            (&|w| w.jitter_ns = MAX_RTT_NS + 1, "workload[0].jitter: "),
+            (&|w| w.start_ns = 10_000_000_000, "workload[0].start: "),
+            (&|w| w.stop_ns = 10_000_000_001, "workload[0].stop: "),
+            (&|w| w.arrival_rate_hz = MAX_ARRIVAL_RATE_HZ as f64 * 1.0001, "workload[0].arrival_rate: "),
+            (&|w| w.arrival_rate_hz = f64::NAN, "workload[0].arrival_rate: "),
+            // 10^5 a second for 10 s: 10^6 expected, the limit; more is beyond.
+            (&|w| w.arrival_rate_hz = 100_001.0, "workload[0].arrival_rate: the workloads expect 1000010 arrivals"),
+            (&|w| w.size_bytes = Some(MAX_FLOW_BYTES + 1), "workload[0].size: "),
+            (&|w| w.sizes = vec![(0.0, 1), (1.0, 2)], "workload[0].size: give a size or"),
+            (&|w| w.max_active = MAX_ACTIVE_FLOWS as u32 + 1, "workload[0].max_active: "),
+            (&|w| w.path = vec![3], "workload[0].path[0]: no link 3"),
+        ];
+        for (change, want) in cases {
+            let e = with(change).expect_err(want);
+            assert!(e.starts_with(want), "{e:?} should start with {want:?}");
+        }
+        assert_eq!(with(&|w| w.arrival_rate_hz = 100_000.0), Ok(()));
+        let sized = |points: Vec<(f64, u64)>| {
+            with(&move |w| {
+                w.size_bytes = None;
+                w.sizes = points.clone();
+            })
+        };
+        assert_eq!(sized(vec![(0.0, 0), (0.5, 100), (0.5, 1000), (1.0, 1000)]), Ok(()));
+        for bad in [
+            vec![(0.0, 10)],
+            vec![(0.1, 10), (1.0, 20)],
+            vec![(0.0, 10), (0.9, 20)],
+            vec![(0.0, 10), (0.6, 20), (0.5, 30), (1.0, 40)],
+            vec![(0.0, 10), (0.5, 5), (1.0, 40)],
+        ] {
+            assert!(sized(bad).unwrap_err().starts_with("workload[0].sizes: cumulative probabilities"));
+        }
+        let e = sized(vec![(0.0, 1), (1.0, MAX_FLOW_BYTES + 1)]).unwrap_err();
+        assert!(e.starts_with("workload[0].sizes: ") && e.contains("limit"), "{e}");
+        let many: Vec<(f64, u64)> = (0..=MAX_SIZE_POINTS).map(|k| (k as f64 / MAX_SIZE_POINTS as f64, k)).collect();
+        assert!(sized(many).unwrap_err().contains("limit of 1024"));
+        // Two workloads' max_active add up.
+        let mut c = ok_config();
+        c.workloads = vec![workload(), workload()];
+        c.workloads[0].max_active = MAX_ACTIVE_FLOWS as u32;
+        assert!(validate(&c).unwrap_err().starts_with("workload[1].max_active: the workloads' max_active add up"));
+        // A scenario of workloads alone is one.
+        c.flows.clear();
+        c.workloads.pop();
+        assert_eq!(validate(&c), Ok(()));
+        // An application.
+        let app = |a: AppConfig| {
+            let mut c = ok_config();
+            c.flows[0].app = Some(a);
+            validate(&c)
+        };
+        let on_off = |on_ns, off_ns| Some(OnOffConfig { on_ns, off_ns, exponential: true });
+        assert_eq!(app(AppConfig { rate_bps: Some(MAX_RATE_BPS), on_off: on_off(1, 10_000_000_000) }), Ok(()));
+        for (rate_bps, on_off, want) in [
+            (Some(MAX_RATE_BPS + 1), None, "flow[0].app.rate: "),
+            (Some(0), None, "flow[0].app.rate: "),
+            (None, None, "flow[0].app: "),
+            (None, on_off(0, 5), "flow[0].app.on: "),
+            (None, on_off(5, 10_000_000_001), "flow[0].app.off: "),
+        ] {
+            let e = app(AppConfig { rate_bps, on_off }).unwrap_err();
+            assert!(e.starts_with(want), "{e}");
         }
     }
 

@@ -100,10 +100,16 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     if bn.get("aggregate_ns"):
         raise ScenarioError("bottleneck.aggregate", "the live engine has no aggregating link; an aggregating "
                                                     "link runs in the simulator")
+    if cfg.get("workloads"):
+        raise ScenarioError("workload", "the live engine runs the [[flow]]s only (its agents send until the run ends); "
+                                        "[[workload]]s run in the simulator")
     for i, flow in enumerate(cfg["flows"]):
         if flow.get("size_bytes") is not None:
             raise ScenarioError(f"flow[{i}].size", "the live engine runs bulk flows only (its agents send until the "
                                 "run ends); sized flows run in the simulator")
+        if flow.get("app") is not None:
+            raise ScenarioError(f"flow[{i}].app", "the live engine's agents send as fast as they may; "
+                                "application-limited senders run in the simulator")
     if len(cfg["flows"]) > testbed.MAX_FLOWS:
         raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows")
     if cfg["interval_ns"] < MIN_INTERVAL_NS:

@@ -10,6 +10,7 @@
 //! Entry point: [`TcpSender`] (see [`sender`] for the map of the files).
 
 mod ack;
+mod app_limited;
 pub mod minmax;
 mod output;
 pub mod pacing;

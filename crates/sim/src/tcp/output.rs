@@ -18,8 +18,9 @@
 //!   cwnd-limited flow sends (in units, at ACKs) and which RTT samples it
 //!   takes.
 //!
-//! Not modelled: Nagle, TSQ, the receive window (`send_win` is taken as
-//! unlimited) and idle cwnd restart (a bulk sender never idles while it
+//! Not modelled: Nagle, TSQ and the receive window (`send_win` is taken
+//! as unlimited). Idle cwnd restart of an application-limited sender is
+//! [`super::app_limited`]'s (a bulk or sized sender never idles while it
 //! has data).
 
 use super::pacing;
@@ -277,6 +278,7 @@ impl TcpSender {
         if self.in_flight() == 0 {
             self.ops.cwnd_event(&mut self.sk, CaEvent::TxStart);
         }
+        self.last_send_ns = self.now_ns;
         let len = n as u64 * self.mss as u64;
         let stamp_ns = self.pacer.on_transmit(&self.sk, self.now_ns, n, len);
         self.sk.tcp_wstamp_ns = self.clock_ns(self.pacer.wstamp_ns);

@@ -205,7 +205,7 @@ impl TcpSender {
     }
 
     /// `tcp_current_ssthresh()`: ssthresh, or 3/4 cwnd if that is larger.
-    fn current_ssthresh(&self) -> u32 {
+    pub(super) fn current_ssthresh(&self) -> u32 {
         if self.in_cwnd_reduction() {
             self.sk.snd_ssthresh
         } else {

@@ -9,6 +9,8 @@
 //!   cwnd validation;
 //! - [`super::timer`]: RTO, RACK reorder timer, tail loss probe;
 //! - [`super::undo`]: undoing spurious reductions (DSACK, Eifel, F-RTO);
+//! - [`super::app_limited`]: an application that writes less than the
+//!   sender could send ([`crate::app`]);
 //! - data structures with their own tests: [`super::scoreboard`],
 //!   [`super::rate_sample`], [`super::rack`], [`super::rtt`],
 //!   [`super::pacing`], [`super::minmax`].
@@ -33,6 +35,7 @@ use super::timer::XmitTimer;
 use super::timestamp::TsEcho;
 use super::undo::Undo;
 use super::SenderTelemetry;
+use crate::app::AppSource;
 use crate::config::EcnMode;
 use crate::distribution::Distribution;
 use crate::packet::{AckPacket, DataPacket};
@@ -69,6 +72,8 @@ pub struct SenderConfig {
     pub params: Vec<u64>,
     /// ECN negotiated with the receiver.
     pub ecn: EcnMode,
+    /// The application's writes (None: it always has data).
+    pub app: Option<AppSource>,
 }
 
 /// One flow's TCP sender running one congestion control.
@@ -113,6 +118,13 @@ pub struct TcpSender {
     pub(super) rtt_recording: bool,
     /// RTT samples (µs) taken while recording (the measurement window).
     pub(super) rtt_window: Distribution,
+    /// The application's writes (None: it always has data).
+    pub(super) app: Option<AppSource>,
+    /// Whether the sender had sent all the application wrote at its last
+    /// poll (the next write is then one to an empty queue).
+    pub(super) app_caught_up: bool,
+    /// When data last left (`tp->lsndtime`), ns.
+    pub(super) last_send_ns: u64,
 }
 
 /// Counters for the results.
@@ -184,6 +196,9 @@ impl TcpSender {
             last_rtt_us: 0,
             rtt_recording: false,
             rtt_window: Distribution::default(),
+            app: cfg.app,
+            app_caught_up: false,
+            last_send_ns: 0,
         }
     }
 
@@ -198,6 +213,9 @@ impl TcpSender {
     /// The flow starts: CC init (`tcp_init_transfer`); the first
     /// [`Self::poll`] sends the initial window.
     pub fn start(&mut self, now_ns: u64) {
+        if let Some(app) = &mut self.app {
+            app.start(now_ns);
+        }
         self.set_clock(now_ns);
         if let Some(rtt_ns) = self.handshake_rtt_ns {
             let rtt_us = (rtt_ns / 1000) as i64;
@@ -233,6 +251,7 @@ impl TcpSender {
         if !self.started {
             return;
         }
+        self.app_write_check();
         let mut frto_new_sent = false;
         if std::mem::take(&mut self.rec.rexmit_new) {
             self.write_xmit(0, out);
@@ -255,6 +274,7 @@ impl TcpSender {
         } else {
             super::rate_sample::check_app_limited(&mut self.sk, false);
         }
+        self.app_note_caught_up();
     }
 
     /// When [`Self::poll`] must run next: the transmit timer, or the pacing
@@ -269,7 +289,16 @@ impl TcpSender {
             let release = self.pacer.wstamp_ns;
             t = Some(t.map_or(release, |x| x.min(release)));
         }
+        if let Some(write) = self.app_next_write_ns() {
+            t = Some(t.map_or(write, |x| x.min(write)));
+        }
         t
+    }
+
+    /// Whether every segment the flow will send has been sent and
+    /// cumulatively acknowledged (a sized flow's end; never for a bulk one).
+    pub fn all_acked(&self) -> bool {
+        self.size_segments.is_some_and(|n| self.sb.una() >= n)
     }
 
     /// `tp->delivered_ce`: segments delivered with CE feedback.
@@ -338,6 +367,9 @@ impl TcpSender {
 
     pub(super) fn set_clock(&mut self, now_ns: u64) {
         self.now_ns = now_ns;
+        if let Some(app) = &mut self.app {
+            app.advance(now_ns);
+        }
         let us = self.clock_us(now_ns);
         self.sk.tcp_mstamp = us;
         self.sk.tcp_clock_cache = self.clock_ns(now_ns);
@@ -372,10 +404,13 @@ impl TcpSender {
         self.sk.snd_cwnd as i64 - self.in_flight() as i64
     }
 
-    /// Has the application data not yet sent (before `stop_ns`, and
-    /// below `size_segments` for a sized flow)?
+    /// Has the application data not yet sent (before `stop_ns`, below
+    /// `size_segments` for a sized flow, and written by an
+    /// application-limited one's application)?
     pub(super) fn has_new_data(&self) -> bool {
-        self.stop_ns.is_none_or(|s| self.now_ns < s) && self.size_segments.is_none_or(|n| self.sb.nxt() < n)
+        self.stop_ns.is_none_or(|s| self.now_ns < s)
+            && self.size_segments.is_none_or(|n| self.sb.nxt() < n)
+            && self.app_has_data()
     }
 
     /// Segment number → `tcp_sock` byte sequence.

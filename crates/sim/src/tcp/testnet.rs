@@ -143,6 +143,7 @@ impl TestNet {
             rng_seed: 42,
             params: Vec::new(),
             ecn: crate::config::EcnMode::Off,
+            app: None,
         };
         Self {
             sender: TcpSender::new(cfg, ops),
