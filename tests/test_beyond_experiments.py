@@ -11,8 +11,9 @@ from ccarena.experiments.reproduce import reproduce
 
 
 def test_the_beyond_experiments_run_and_report_without_verdicts(tmp_path):
-    reproduce(["beyond-parking-lot", "beyond-reverse-traffic"], tmp_path, quick=True, jobs=1, index=False)
-    for name in ("beyond-parking-lot", "beyond-reverse-traffic"):
+    names = ["beyond-parking-lot", "beyond-reverse-traffic", "beyond-short-flows"]
+    reproduce(names, tmp_path, quick=True, jobs=1, index=False)
+    for name in names:
         text = (tmp_path / name / "report.md").read_text()
         assert report.NO_CLAIMS in text
         results = json.loads((tmp_path / name / "results.json").read_text())
@@ -28,6 +29,9 @@ def test_the_beyond_experiments_run_and_report_without_verdicts(tmp_path):
     assert numbers["bbr.alone.retransmits"] == 0 < numbers["bbr.reverse.retransmits"]
     # Its ACKs arrive compressed behind the reverse flow's data.
     assert numbers["bbr.alone.acks_compressed"] < 0.1 < numbers["bbr.reverse.acks_compressed"]
+    numbers = json.loads((tmp_path / "beyond-short-flows" / "results.json").read_text())["numbers"]
+    # Next to bulk BBR short flows take longer than next to bulk CUBIC, which leaves them as fast as alone.
+    assert numbers["bbr.small.slowdown_p50"] > 1.5 > numbers["cubic.small.slowdown_p50"]
 
 
 def test_the_beyond_package_is_registered_without_a_paper_text():

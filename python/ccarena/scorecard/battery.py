@@ -13,6 +13,7 @@ test.
 | single | one X flow, 40 ms, 1 BDP | 1% random loss |
 | convergence | X vs X, 40 ms; the second joins at 10 s and leaves at 40 s | - (telemetry: sweep/derive.py) |
 | fq_codel | X 10 ms vs X 50 ms behind fq_codel (Linux defaults), 2 BDP | - |
+| short_flows | one X flow, 10 ms, 1 Gbit/s, 1 BDP, next to CUBIC web-search flows at 0.5 load (examples/workloads/websearch.cdf), 30 s measured over 5-30 s | - |
 | parking_lot | a parking lot: three links of 5 ms, 1 BDP of 40 ms each; one X flow across all three, one per link (hosts 10 ms) | - |
 
 The criteria, each a number per algorithm and seed ("better" is its
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import units
@@ -47,6 +49,11 @@ CUBIC_BUFFERS = ("0.5bdp", "1bdp", "2bdp", "4bdp", "8bdp")
 #: 10 ms flow that adds 40 ms of delay to its own path, against an honest
 #: 10 ms flow, is the 50 ms flow of the (10, 50) pair.
 CHEAT_PAIR = (10, 50)
+#: The short-flow family: web-search sizes (DCTCP, SIGCOMM 2010), shorter
+#: runs (its 1 Gbit/s link carries ten times the packets of the others).
+WEBSEARCH_SIZES = Path(__file__).resolve().parents[3] / "examples" / "workloads" / "websearch.cdf"
+SHORT_FLOWS_DURATION = "30s"
+SHORT_FLOWS_FROM = "5s"
 #: The parking lot's links (experiments/beyond/parking_lot.py's topology).
 PARKING_LOT_LINKS = ("a", "b", "c")
 
@@ -94,6 +101,14 @@ def family_docs(ccs: Sequence[str], seeds: Sequence[int]) -> dict[str, dict[str,
             "flow": [_flow(placeholder, 10), _flow(placeholder, 50)],
             "sweep": {"flow.0.cc,flow.1.cc": [[cc, cc] for cc in ccs], "seeds": list(seeds)},
         },
+        "short_flows": {
+            "duration": SHORT_FLOWS_DURATION,
+            "measure": {"from": SHORT_FLOWS_FROM},
+            "bottleneck": {"rate": "1Gbit", "buffer": "1bdp"},
+            "flow": [_flow(placeholder, 10)],
+            "workload": [{"cc": "cubic", "rtt": "10ms", "sizes": str(WEBSEARCH_SIZES), "load": 0.5}],
+            "sweep": {"flow.0.cc": list(ccs), "seeds": list(seeds)},
+        },
         "parking_lot": {
             **base,
             "link": [{"name": name, "rate": RATE, "buffer": "1bdp", "delay": "5ms"} for name in PARKING_LOT_LINKS],
@@ -126,6 +141,13 @@ def _maxmin_jain(row: Mapping[str, Any]) -> float:
     allocation): 1 when every flow gets its share."""
     x = [row[f"flow.{i}.of_maxmin"] for i in range(1 + len(PARKING_LOT_LINKS))]
     return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+
+
+def _small_flow_slowdown(row: Mapping[str, Any]) -> float:
+    """The workload's median slowdown of flows of at most 100 KB."""
+    bins = row["workloads"][0]["bins"]
+    value = next(b for b in bins if b["bin"] == "<=100KB")["slowdown"]["p50"]
+    return float("nan") if value is None else float(value)
 
 
 def _pair(rows: Rows, pair: tuple[int, int]) -> Mapping[str, Any]:
@@ -184,6 +206,10 @@ CRITERIA: tuple[Criterion, ...] = (
               lambda rows: _maxmin_jain(rows[0]),
               "Jain's index of a parking lot's four flows over their max-min fair shares (one flow across three "
               "links, one per link)", 0.01, (0.0, 1.0)),
+    Criterion("short_flows", "short-flow slowdown", -1, "x", "short_flows",
+              lambda rows: _small_flow_slowdown(rows[0]),
+              "median slowdown (FCT over FCT alone) of web-search flows of at most 100 KB at 0.5 load next to one "
+              "X flow, 1 Gbit/s", 0.05),
     Criterion("cheating", "latency-cheating gain", -1, "pp", "rtt",
               lambda rows: 100 * (_pair(rows, CHEAT_PAIR)["flow.1.share"] - 0.5),
               "share above 50% a 10 ms flow gains by adding 40 ms to its own path (BBQ paper, Fig. 7)", 1.0,
