@@ -2,26 +2,58 @@
 //! the order of scheduling. Two events at the same nanosecond therefore run
 //! in the order they were scheduled, on every machine, every time.
 
-use std::cmp::Reverse;
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// A min-heap of `(time_ns, seq, event)`.
-pub struct EventQueue<E: Copy + Ord> {
-    heap: BinaryHeap<Reverse<(u64, u64, E)>>,
+/// A min-heap of events by `(time_ns, seq)`.
+pub struct EventQueue<E: Copy> {
+    heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
     processed: u64,
 }
 
-impl<E: Copy + Ord> Default for EventQueue<E> {
+/// One scheduled event. Ordered by `(time_ns, seq)` alone, reversed (the
+/// standard heap is a max-heap): `seq` is unique, so the event itself is
+/// never compared, and the comparison stays two integers however many
+/// kinds of event there are (it sits on the hot path of every event).
+#[derive(Clone, Copy)]
+struct Entry<E> {
+    time_ns: u64,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time_ns, self.seq) == (other.time_ns, other.seq)
+    }
+}
+
+impl<E> Eq for Entry<E> {}
+
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Entry<E> {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time_ns, other.seq).cmp(&(self.time_ns, self.seq))
+    }
+}
+
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self { heap: BinaryHeap::with_capacity(64), next_seq: 0, processed: 0 }
     }
 }
 
-impl<E: Copy + Ord> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `time_ns`.
     pub fn schedule(&mut self, time_ns: u64, event: E) {
-        self.heap.push(Reverse((time_ns, self.next_seq, event)));
+        self.heap.push(Entry { time_ns, seq: self.next_seq, event });
         self.next_seq += 1;
     }
 
@@ -29,10 +61,10 @@ impl<E: Copy + Ord> EventQueue<E> {
     /// `until_ns`.
     pub fn pop_until(&mut self, until_ns: u64) -> Option<(u64, E)> {
         match self.heap.peek() {
-            Some(Reverse((t, _, _))) if *t <= until_ns => {
-                let Reverse((t, _, e)) = self.heap.pop().expect("peeked");
+            Some(head) if head.time_ns <= until_ns => {
+                let Entry { time_ns, event, .. } = self.heap.pop().expect("peeked");
                 self.processed += 1;
-                Some((t, e))
+                Some((time_ns, event))
             }
             _ => None,
         }
