@@ -13,8 +13,8 @@ test.
 | single | one X flow, 40 ms, 1 BDP | 1% random loss |
 | convergence | X vs X, 40 ms; the second joins at 10 s and leaves at 40 s | - (telemetry: sweep/derive.py) |
 | fq_codel | X 10 ms vs X 50 ms behind fq_codel (Linux defaults), 2 BDP | - |
-| short_flows | one X flow, 10 ms, 1 Gbit/s, 1 BDP, next to CUBIC web-search flows at 0.5 load (examples/workloads/websearch.cdf), 30 s measured over 5-30 s | - |
-| parking_lot | a parking lot: three links of 5 ms, 1 BDP of 40 ms each; one X flow across all three, one per link (hosts 10 ms) | - |
+| short_flows | beyond-short-flows' scenario: one X flow, 10 ms, 1 Gbit/s, 1 BDP, next to CUBIC web-search flows at 0.5 load, 30 s measured over 5-30 s | - |
+| parking_lot | beyond-parking-lot's scenario at 1 BDP: three links of 5 ms, one X flow across all three, one per link (hosts 10 ms) | - |
 
 The criteria, each a number per algorithm and seed ("better" is its
 direction), are defined in :data:`CRITERIA`. Each has a resolution: the
@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .. import units
+from ..experiments import variants
+from ..experiments.beyond import parking_lot, short_flows
 
 #: Simulated seconds of each run and the start of its measurement window.
 DURATION = "60s"
@@ -49,13 +50,8 @@ CUBIC_BUFFERS = ("0.5bdp", "1bdp", "2bdp", "4bdp", "8bdp")
 #: 10 ms flow that adds 40 ms of delay to its own path, against an honest
 #: 10 ms flow, is the 50 ms flow of the (10, 50) pair.
 CHEAT_PAIR = (10, 50)
-#: The short-flow family: web-search sizes (DCTCP, SIGCOMM 2010), shorter
-#: runs (its 1 Gbit/s link carries ten times the packets of the others).
-WEBSEARCH_SIZES = Path(__file__).resolve().parents[3] / "examples" / "workloads" / "websearch.cdf"
-SHORT_FLOWS_DURATION = "30s"
-SHORT_FLOWS_FROM = "5s"
-#: The parking lot's links (experiments/beyond/parking_lot.py's topology).
-PARKING_LOT_LINKS = ("a", "b", "c")
+#: The parking lot's flows: one across every link, one per link.
+PARKING_LOT_FLOWS = 1 + len(parking_lot.LINKS)
 
 
 def _flow(cc: str, rtt_ms: int, **extra: Any) -> dict[str, Any]:
@@ -101,21 +97,16 @@ def family_docs(ccs: Sequence[str], seeds: Sequence[int]) -> dict[str, dict[str,
             "flow": [_flow(placeholder, 10), _flow(placeholder, 50)],
             "sweep": {"flow.0.cc,flow.1.cc": [[cc, cc] for cc in ccs], "seeds": list(seeds)},
         },
+        # The beyond-* experiments' scenarios, one definition: the sweep
+        # sets every flow's algorithm (and the seed) over the placeholder's.
         "short_flows": {
-            "duration": SHORT_FLOWS_DURATION,
-            "measure": {"from": SHORT_FLOWS_FROM},
-            "bottleneck": {"rate": "1Gbit", "buffer": "1bdp"},
-            "flow": [_flow(placeholder, 10)],
-            "workload": [{"cc": "cubic", "rtt": "10ms", "sizes": str(WEBSEARCH_SIZES), "load": 0.5}],
+            **short_flows.scenario(variants.BBR.name, seed=seeds[0], duration=short_flows.DURATION_S),
             "sweep": {"flow.0.cc": list(ccs), "seeds": list(seeds)},
         },
         "parking_lot": {
-            **base,
-            "link": [{"name": name, "rate": RATE, "buffer": "1bdp", "delay": "5ms"} for name in PARKING_LOT_LINKS],
-            "flow": [_flow(placeholder, 10, path=list(PARKING_LOT_LINKS))]
-            + [_flow(placeholder, 10, path=[name]) for name in PARKING_LOT_LINKS],
-            "sweep": {",".join(f"flow.{i}.cc" for i in range(1 + len(PARKING_LOT_LINKS))):
-                      [[cc] * (1 + len(PARKING_LOT_LINKS)) for cc in ccs], "seeds": list(seeds)},
+            **parking_lot.scenario(variants.BBR, 1.0, seed=seeds[0], duration=units.parse_time(DURATION) / 1e9),
+            "sweep": {",".join(f"flow.{i}.cc" for i in range(PARKING_LOT_FLOWS)):
+                      [[cc] * PARKING_LOT_FLOWS for cc in ccs], "seeds": list(seeds)},
         },
     }
 
@@ -139,7 +130,7 @@ def _maxmin_jain(row: Mapping[str, Any]) -> float:
     """Jain's index of the parking lot's flows' goodputs, each over its
     max-min fair share (Jain, Chiu and Hawe 1984 normalise by the fair
     allocation): 1 when every flow gets its share."""
-    x = [row[f"flow.{i}.of_maxmin"] for i in range(1 + len(PARKING_LOT_LINKS))]
+    x = [row[f"flow.{i}.of_maxmin"] for i in range(PARKING_LOT_FLOWS)]
     return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
 
 
