@@ -105,8 +105,6 @@ def _parser() -> argparse.ArgumentParser:
 
     _add_live_parsers(sub)  # live run, live cleanup, compare
 
-    from .kernel.cli import add_parser as _add_kernel_parser
-
     _add_kernel_parser(sub)
 
     rep = sub.add_parser("reproduce", help="reproduce a paper's figures: run experiments, write their reports")
@@ -128,6 +126,28 @@ def _parser() -> argparse.ArgumentParser:
 
     add_wait_argument(rep)  # with --live
     return parser
+
+
+def _add_kernel_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``ccarena kernel load|unload|list`` (run by kernel/cli.py). Here, not
+    there: importing kernel/cli.py imports the whole kernel package, which
+    every other command's parser would pay for."""
+    kernel = sub.add_parser("kernel", help="load ccarena's congestion controls into the running kernel (root)")
+    ksub = kernel.add_subparsers(dest="kernel_command", parser_class=type(kernel))
+    load = ksub.add_parser("load", help="build, verify and register one system-wide (as cc_NAME)")
+    load.add_argument("name", help="e.g. bbq, bbr@ccarena, cubic@ccarena")
+    load.add_argument(
+        "--param",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="non-default parameter, as a scenario's params write it (alpha=3ms, beta=1%%, first_cut=1); "
+        "registers cc_NAME_<hash>",
+    )
+    unload = ksub.add_parser("unload", help="unregister one (sockets using it keep it until they close)")
+    unload.add_argument("name", help="e.g. bbq, bbr@ccarena, or a kernel name such as cc_bbr_1a2b3c")
+    ksub.add_parser("list", help="ccarena's algorithms, which are registered, and the kernel's")
 
 
 def _error(message: str, status: int) -> int:

@@ -18,25 +18,6 @@ EXIT_REFUSED = 2
 PARAM_FIELD = "--param "
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    kernel = sub.add_parser("kernel", help="load ccarena's congestion controls into the running kernel (root)")
-    ksub = kernel.add_subparsers(dest="kernel_command", parser_class=type(kernel))
-    load = ksub.add_parser("load", help="build, verify and register one system-wide (as cc_NAME)")
-    load.add_argument("name", help="e.g. bbq, bbr@ccarena, cubic@ccarena")
-    load.add_argument(
-        "--param",
-        dest="params",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="non-default parameter, as a scenario's params write it (alpha=3ms, beta=1%%, first_cut=1); "
-        "registers cc_NAME_<hash>",
-    )
-    unload = ksub.add_parser("unload", help="unregister one (sockets using it keep it until they close)")
-    unload.add_argument("name", help="e.g. bbq, bbr@ccarena, or a kernel name such as cc_bbr_1a2b3c")
-    ksub.add_parser("list", help="ccarena's algorithms, which are registered, and the kernel's")
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         if args.kernel_command == "load":

@@ -54,7 +54,7 @@ def add_parsers(sub) -> None:
     live_sub = live.add_subparsers(dest="live_command", parser_class=type(live))
     run = live_sub.add_parser("run", help="run a scenario live and write a run directory (engine: live)")
     _scenario_args(run, "run directory to write (default: runs/<scenario name>-live)")
-    from .testbed import QDISCS, SENDERS, SOCKET_BUFFERS
+    from .choices import QDISCS, SENDERS, SOCKET_BUFFERS
 
     run.add_argument("--senders", choices=SENDERS, default=SENDERS[0],
                      help="shared (default): every flow from one sender namespace, an address each; separate: "

@@ -37,6 +37,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from . import interrupts
+from .choices import QDISCS, SENDERS, SOCKET_BUFFERS
 
 SENDER_NET = "10.201.1"
 RECEIVER_NET = "10.201.2"
@@ -77,20 +78,8 @@ def flow_addr(i: int) -> str:
     return f"{SENDER_NET}.{10 + i}"
 
 
-#: Where the senders run (``ccarena live run --senders``): every flow from
-#: one namespace with an address each, or each flow from a namespace of its
-#: own (its own stack, veth and qdisc; the router bridges the veths), as a
-#: testbed of one host per sender has it.
-SENDERS = ("shared", "separate")
-#: The kernel bottleneck's shaper (``--qdisc``): TBF, which cuts GSO send
-#: units into wire packets before the FIFO (see install_bottleneck), or
-#: HTB, which queues, shapes and drops them whole, as testbeds built with
-#: HTB do.
-QDISCS = ("tbf", "htb")
-#: The hosts' TCP socket buffer limits (``--socket-buffers``): ccarena's
-#: (_TCP_MEM, up to 64 MB) or the kernel's defaults, as a host nobody
-#: tuned has them.
-SOCKET_BUFFERS = ("ccarena", "default")
+# SENDERS, QDISCS, SOCKET_BUFFERS: the testbed's choices (choices.py, which the
+# command's parser reads without importing this module).
 
 
 @dataclass(frozen=True)
