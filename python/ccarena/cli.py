@@ -343,6 +343,29 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
     return 0
 
 
+def _end_process(status: int) -> None:
+    """End the process of a finished command here, with ``status``, without
+    the interpreter's teardown, which frees every object of matplotlib,
+    pyarrow and numpy one at a time (~30 ms after a run, on an idle 2-core
+    machine; a person waits for it). Nothing is lost: the ``atexit``
+    handlers run and the standard streams are flushed first, as the
+    interpreter would; and only with no thread left that the interpreter
+    would wait for. Otherwise, or if a stream cannot be flushed (a closed
+    pipe), it returns, and the interpreter ends the process as usual."""
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()):
+        return
+    atexit._run_exitfuncs()  # and forgets them: a normal exit after a return here would not run them twice
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(status)
+
+
 #: Printed after an engine crash: what to send us.
 BUG_REPORT = "this is a bug in ccarena: please report it with the scenario and the command line"
 
@@ -369,7 +392,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ccarena {__version__}")
             return 0
         if args.command == "run":
-            return _cmd_run(args, clock)
+            status = _cmd_run(args, clock)
+            if argv is None:  # the command is this process
+                _end_process(status)
+            return status
         if args.command == "sweep":
             return _cmd_sweep(args, clock)
         if args.command == "scorecard":
