@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ScenarioError
-from .results import Result
 from .rundir import check_target
 from .scenario import ResolvedScenario, load_scenario
+
+if TYPE_CHECKING:
+    from .results import Result
 
 
 def simulate(
@@ -98,6 +100,8 @@ def run(
         if not isinstance(out, str | Path):
             raise ScenarioError("out", f"expected a directory path, got {type(out).__name__}")
         check_target(Path(out))
+    from .results import Result
+
     result = Result(resolved, simulate(resolved))
     if out is not None:
         result.save(out)

@@ -164,7 +164,6 @@ def _warn(scenarios: Iterable["ResolvedScenario"]) -> None:
 def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
     from . import preload, progress
     from .api import simulate
-    from .results import Result
     from .rundir import check_target
     from .scenario import load_scenario, parse_override
     from .units import plural
@@ -194,6 +193,8 @@ def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:
         # The scenario is good: Result.save's imports run beside the engine.
         raw = simulate(scenario, progress=progress.simulated_time_hook(bar))
     engine_s = time.perf_counter() - started
+    from .results import Result  # imported beside the engine (preload)
+
     result = Result(scenario, raw)
     result.save(out)
 

@@ -31,8 +31,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-#: What ``Result.save`` imports (tables.py, plots.py), dependencies first.
-MODULES = ("numpy", "pyarrow", "pyarrow.parquet", "matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg")
+#: What the command needs once the engine has run: ccarena.results first
+#: (the summary), then what ``Result.save`` imports (tables.py, plots.py),
+#: dependencies first.
+MODULES = ("ccarena.results", "numpy", "pyarrow", "pyarrow.parquet", "matplotlib", "matplotlib.figure",
+           "matplotlib.backends.backend_agg", "ccarena.plots")
 
 #: The switch interval while both run, s: the engine's signal check waits
 #: at most this long for the GIL.
