@@ -26,9 +26,16 @@ WINDOW_LABEL = "measurement window"
 CAPACITY_LABEL = "link capacity"
 
 
+#: zlib's level for goodput.png: 3 compresses the headline's plot in ~21
+#: ms against ~32 ms at Pillow's default (6), for a file 4% larger (134
+#: against 129 kB); the pixels are the same.
+PNG_COMPRESS_LEVEL = 3
+
+
 def plot_goodput(result: "Result", path: Path) -> None:
     # Deterministic bytes: no timestamp or version in the PNG's metadata.
-    goodput_figure(result).savefig(path, dpi=110, metadata={"Software": None})
+    goodput_figure(result).savefig(path, dpi=110, metadata={"Software": None},
+                                   pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
 
 
 def goodput_figure(result: "Result") -> "Figure":
