@@ -7,7 +7,9 @@ Figures:
   nothing else, so its peak RSS is the engine's (plus a bare interpreter);
 - CLI: `ccarena run` end to end (validation, simulation, parquet, PNG), and
   where its wall time goes (run_split.py: imports, simulation, summary,
-  parquet, plot, exit);
+  parquet, plot, exit), against the engine alone run as often, in
+  between; ccarena's modules byte-compiled first, as an installed
+  package has them;
 - ns-3.44: ../shared/peers/ns3/dumbbell.cc under /usr/bin/time -v.
 Simulated bottleneck packets per wall second is the speed measure common
 to both simulators.
@@ -33,9 +35,10 @@ SCENARIO = REPO / "examples" / "bbr-rtt-unfairness.toml"
 NS3_VENV = REPO / ".ns3venv"
 NS3_BIN = REPO / "bench" / "ns3-build" / "dumbbell344"
 NS3_SRC = REPO.parent / "shared" / "peers" / "ns3" / "dumbbell.cc"
+#: `ccarena run`s whose split is printed, each after a run of the engine
+#: alone (medians: the machine may be shared, and its speed drifts).
+SPLIT_RUNS = 7
 #: The scenario in dumbbell.cc's options; --measure covers our 20-120 s window.
-#: `ccarena run`s whose split is printed (medians: the machine may be shared).
-SPLIT_RUNS = 5
 NS3_ARGS = ["--rtts=10ms,50ms", "--btlRate=100Mbps", "--bufBytes=2000000", "--simTime=120", "--measure=100"]
 
 ENGINE_CHILD = """
@@ -128,8 +131,23 @@ def run_ns3(binary: Path) -> dict:
     }
 
 
+def compile_package() -> None:
+    """Byte-compile ccarena's modules, as installing a package does (and
+    as Python does on a first import, unless PYTHONDONTWRITEBYTECODE is
+    set, as it is in some sandboxes): every run measured here would
+    otherwise compile them from source again (~50 ms of a `ccarena run`
+    on a 2-core machine)."""
+    import compileall
+
+    import ccarena
+
+    compileall.compile_dir(Path(ccarena.__file__).parent, quiet=1)
+
+
 def main() -> int:
     from ccarena import load_scenario
+
+    compile_package()
 
     scenario = load_scenario(SCENARIO)
     config = json.dumps(scenario.config)
@@ -148,7 +166,8 @@ def main() -> int:
     print(host_cost(SCENARIO))
     cli_wall, cli_rss = run_cli()
     print(f"ccarena CLI:    {cli_wall:.3f} s wall end to end (parse, simulate, parquet, PNG), peak RSS {cli_rss / 1024:.1f} MiB")
-    print(run_split.describe(run_split.split(SCENARIO, SPLIT_RUNS), SPLIT_RUNS, engine["wall_s"]))
+    split = run_split.split(SCENARIO, SPLIT_RUNS, lambda: run_engine(config)["wall_s"])
+    print(run_split.describe(split, SPLIT_RUNS))
 
     binary = ns3_binary()
     if binary is None:

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 #: (phase, module, attribute) of each timed function. A name a version of
@@ -146,24 +147,33 @@ def split_once(scenario: Path) -> dict[str, float]:
     return phases
 
 
-def split(scenario: Path, repeats: int) -> dict[str, float]:
-    """The per-phase medians over ``repeats`` runs (the machine is shared)."""
-    runs = [split_once(scenario) for _ in range(repeats)]
-    return {key: statistics.median(r.get(key, 0.0) for r in runs) for key in [*ORDER, "total", "cpu"]}
+def split(scenario: Path, repeats: int, engine: Callable[[], float]) -> dict[str, float]:
+    """The per-phase medians over ``repeats`` runs (the machine is shared),
+    and ``engine``: the median of as many runs of the engine alone
+    (``engine()``: its wall seconds), each just before a command, so that
+    both medians come from the same minutes of a machine whose speed
+    drifts (the engine alone took 0.28-0.44 s within a minute, idle)."""
+    runs = []
+    for _ in range(repeats):
+        alone = engine()
+        runs.append({**split_once(scenario), "engine": alone})
+    return {key: statistics.median(r.get(key, 0.0) for r in runs) for key in [*ORDER, "total", "cpu", "engine"]}
 
 
-def describe(phases: dict[str, float], repeats: int, engine_alone_s: float) -> str:
+def describe(phases: dict[str, float], repeats: int) -> str:
     """The split as `make bench` prints it. "Everything else" is measured
     against the engine alone (its own process, nothing else running): the
     simulation phase inside the command can take longer, sharing the CPU
     with the imports that overlap it."""
+    engine_alone_s = phases["engine"]
     outside = phases["total"] - engine_alone_s
     cells = " | ".join(f"{name} {phases[name]:.3f}" for name in ORDER)
     return (
         f"ccarena run split (s, median of {repeats}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n"
         f"  {cells}\n"
-        f"  total {phases['total']:.3f} s wall ({phases['cpu']:.3f} s CPU); the engine alone {engine_alone_s:.3f} s, "
-        f"everything else {outside:.3f} s ({outside / max(engine_alone_s, 1e-9):.2f}x the engine)"
+        f"  total {phases['total']:.3f} s wall ({phases['cpu']:.3f} s CPU); the engine alone {engine_alone_s:.3f} s "
+        f"(median of {repeats}, interleaved), everything else {outside:.3f} s "
+        f"({outside / max(engine_alone_s, 1e-9):.2f}x the engine)"
     )
 
 
@@ -171,6 +181,8 @@ if __name__ == "__main__":
     import bench_sim
     from ccarena import load_scenario
 
+    bench_sim.compile_package()
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else bench_sim.SCENARIO
-    engine = bench_sim.run_engine(json.dumps(load_scenario(target).config))
-    print(describe(split(target, 5), 5, engine["wall_s"]))
+    config = json.dumps(load_scenario(target).config)
+    repeats = bench_sim.SPLIT_RUNS
+    print(describe(split(target, repeats, lambda: bench_sim.run_engine(config)["wall_s"]), repeats))
