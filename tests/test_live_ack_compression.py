@@ -13,24 +13,17 @@ refuses the scenario before the run and the test skips, saying so.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from test_live import DELAYLINE, clean_host, live_cli  # noqa: F401  (clean_host is a fixture)
+# test_live's pytestmark: root, the delay line and iproute2, else skip.
+from test_live import clean_host, live_cli, pytestmark  # noqa: F401  (a fixture, the marks)
 
 from ccarena.errors import ScenarioError
 from ccarena.live.engine import load_live_scenario
-
-pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="live tests need root (they create network namespaces)"),
-    pytest.mark.skipif(not DELAYLINE.exists(), reason="delay line not built (make build)"),
-    pytest.mark.skipif(shutil.which("tc") is None or shutil.which("ip") is None, reason="iproute2 (ip, tc) missing"),
-]
 
 #: Our BBR (BPF, so it reports its state) up a 20 Mbit/s link; the
 #: kernel's CUBIC next to it reports nothing.
