@@ -29,6 +29,9 @@ def test_the_beyond_experiments_run_and_report_without_verdicts(tmp_path):
     assert numbers["bbr.alone.retransmits"] == 0 < numbers["bbr.reverse.retransmits"]
     # Its ACKs arrive compressed behind the reverse flow's data.
     assert numbers["bbr.alone.acks_compressed"] < 0.1 < numbers["bbr.reverse.acks_compressed"]
+    # ... which raises BBR's own ACK-aggregation estimate; CUBIC has none (null).
+    assert numbers["bbr.alone.extra_acked"] < numbers["bbr.reverse.extra_acked"]
+    assert numbers["cubic.alone.extra_acked"] is None
     numbers = json.loads((tmp_path / "beyond-short-flows" / "results.json").read_text())["numbers"]
     # Next to bulk BBR short flows take longer than next to bulk CUBIC, which leaves them as fast as alone.
     assert numbers["bbr.small.slowdown_p50"] > 1.5 > numbers["cubic.small.slowdown_p50"]

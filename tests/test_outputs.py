@@ -73,8 +73,8 @@ def test_parquet_columns(cli_run):
     ts = pq.read_table(out / "timeseries.parquet")
     assert ts.column_names == [
         "t_s", "flow", "cc", "goodput_mbps", "cwnd", "inflight", "pacing_rate_mbps", "srtt_ms", "rtt_ms",
-        "min_rtt_ms", "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_mbps", "delivery_rate_mbps", "cc_var", "queue_bytes",
-        "retransmits",
+        "min_rtt_ms", "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_mbps", "delivery_rate_mbps", "cc_var",
+        "extra_acked", "queue_bytes", "retransmits",
     ]
     assert set(ts.column("flow").to_pylist()) == {0, 1}
     assert ts.num_rows == 2 * 60  # 6 s at 100 ms, two flows

@@ -89,7 +89,7 @@ def test_a_window_from_the_start_with_the_userspace_bottleneck_counts_marks():
     cfg = load_scenario({"duration": "20ms", "output": {"interval": "10ms"}, "host": "ideal",
                          "bottleneck": {"rate": "10Mbit", "buffer": "100KB"},
                          "flow": [{"cc": "bbr", "rtt": "40ms"}]}).config
-    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, 1e7, 1.25, 2.0, 1e7, None, None]
+    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, 1e7, 1.25, 2.0, 1e7, None, None, None]
     link = {"bytes": 0, "packets": 0, "drops": 0, "backlog": 0, "rate_bps": 10_000_000, "sojourn_sum_ns": 0,
             "sojourn_count": 0, "flow_backlog": [0], "marks": 0, "flow_marks": [0], "max_backlog": 0}
     samples = {1: {**link, "bytes": 10_000, "packets": 7, "marks": 2}, 2: {**link, "bytes": 20_000, "packets": 14,

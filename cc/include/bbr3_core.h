@@ -1994,6 +1994,9 @@ out:
 	/* How far the loss/CE lower bound holds bw below bw_hi (1: not). */
 	CCA_TRACE_VAR(sk, max_bw ? div_u64((u64)bw * BBR3_PPM, max_bw) :
 				   BBR3_PPM);
+	/* The aggregation filter itself (packets), not the cwnd allowance it
+	 * becomes (gain-scaled and capped; bbr3_ack_aggregation_cwnd). */
+	CCA_TRACE_EXTRA_ACKED(sk, bbr3_extra_acked(sk));
 }
 
 static inline void bbr3_init(struct sock *sk)
@@ -2080,6 +2083,7 @@ static inline void bbr3_init(struct sock *sk)
 	bbr3_update_gains(sk);	/* so telemetry has startup gains at once */
 	CCA_TRACE(sk, bbr->mode, bbr->pacing_gain, bbr->cwnd_gain, 0);
 	CCA_TRACE_VAR(sk, BBR3_PPM);
+	CCA_TRACE_EXTRA_ACKED(sk, 0);
 }
 
 /* Undo (the loss was spurious): restore the bounds and cwnd saved by

@@ -1295,6 +1295,10 @@ static inline void bbr_core_main(struct sock *sk, u32 ack, int flag,
 
 	CCA_TRACE(sk, bbr->mode, bbr->pacing_gain, bbr->cwnd_gain,
 		  bbr_bw_bytes_per_sec(sk, bw));
+	/* The aggregation filter itself (packets), not the cwnd allowance it
+	 * becomes (gain-scaled and capped; bbr_ack_aggregation_cwnd): what
+	 * bunched ACKs did to the estimate, in every mode. */
+	CCA_TRACE_EXTRA_ACKED(sk, bbr_extra_acked(sk));
 }
 
 static inline void bbr_core_init(struct sock *sk)
@@ -1343,6 +1347,7 @@ static inline void bbr_core_init(struct sock *sk)
 
 	bbr_update_gains(sk);	/* so telemetry has startup gains at once */
 	CCA_TRACE(sk, bbr->mode, bbr->pacing_gain, bbr->cwnd_gain, 0);
+	CCA_TRACE_EXTRA_ACKED(sk, 0);
 	if (bbr_hooks.init)
 		bbr_hooks.init(sk);
 }

@@ -33,6 +33,7 @@
  *                        next packet
  *   CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)
  *   CCA_TRACE_VAR(sk, value_ppm)        the CC's own variable, for plots
+ *   CCA_TRACE_EXTRA_ACKED(sk, packets)  its ACK-aggregation estimate
  *   CCA_PARAM(sk, index, default)
  *   CCA_CB(ret, name, args...)          define a tcp_congestion_ops member
  *   CCA_FN(name)                        reference one in CCA_REGISTER
@@ -374,6 +375,8 @@ struct cca_trace_rec {
 	__u32 has_var;		/* 1 once CCA_TRACE_VAR reported var_ppm */
 	__u64 bw;		/* CC's bandwidth estimate, bytes per second */
 	__u64 var_ppm;		/* CC's own variable, ppm of 1 */
+	__u32 extra_acked;	/* packets, CCA_TRACE_EXTRA_ACKED */
+	__u32 has_extra_acked;	/* 1 once CCA_TRACE_EXTRA_ACKED reported */
 };
 
 struct {
@@ -426,6 +429,28 @@ static inline struct cca_trace_rec *cca_trace_rec(const struct sock *sk)
 #else
 #define CCA_TRACE_VAR(sk, value_ppm)					\
 	(tcp_sk(sk)->cca.trace_var_ppm = (u64)(value_ppm))
+#endif
+
+/* Report the CC's estimate of ACK aggregation, in packets: how many more
+ * packets the ACKs of the recent rounds delivered than its bandwidth
+ * estimate predicts over the same time (BBR's extra_acked max filter,
+ * which it adds to cwnd). Bunched ACKs -- delayed or stretched ACKs, a
+ * wifi link, ACKs compressed in a reverse queue -- raise it; the telemetry
+ * column extra_acked, null for a CC that never reports one (the simulator
+ * starts the field at cc_native::TRACE_EXTRA_ACKED_NONE; BPF has
+ * has_extra_acked). */
+#ifdef CCARENA_BPF
+#define CCA_TRACE_EXTRA_ACKED(sk, packets)				\
+	do {								\
+		struct cca_trace_rec *_t = cca_trace_rec(sk);		\
+		if (_t) {						\
+			_t->extra_acked = (__u32)(packets);		\
+			_t->has_extra_acked = 1;			\
+		}							\
+	} while (0)
+#else
+#define CCA_TRACE_EXTRA_ACKED(sk, packets)				\
+	(tcp_sk(sk)->cca.trace_extra_acked = (u32)(packets))
 #endif
 
 /* ------------------------------------------------------ min_tso_segs */

@@ -89,6 +89,10 @@ struct ccarena_ext {
 	/* CC's own variable (CCA_TRACE_VAR), ppm of 1; all ones
 	 * (cc_native::TRACE_VAR_NONE) until the CC reports one. */
 	u64 trace_var_ppm;
+	/* CC's ACK-aggregation estimate (CCA_TRACE_EXTRA_ACKED), packets;
+	 * all ones (cc_native::TRACE_EXTRA_ACKED_NONE) until it reports one. */
+	u32 trace_extra_acked;
+	u32 trace_pad;		/* keeps state 8-byte aligned, as in Rust */
 	/* The state of a CC too large for icsk_ca_priv (CCA_STATE_EXTENDED
 	 * in ccarena_compat.h; BPF keeps it in per-socket storage). */
 	u64 state[CCA_STATE_MAX / 8];

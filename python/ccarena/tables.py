@@ -58,10 +58,15 @@ def flow_columns(raw: dict[str, Any]) -> dict[str, "np.ndarray"]:
         "delivery_rate_mbps": _scaled(s["delivery_rate_bps"], 1e-6),
         # NaN (the algorithm exports no variable) becomes null.
         "cc_var": _scaled(s["cc_var"]),
+        # BBR's ACK-aggregation filter, packets; null where the algorithm reports none.
+        "extra_acked": _scaled(s["extra_acked"]),
         "queue_bytes": _ints(s["queue_bytes"], "uint64"),
         "retransmits": _ints(s["retransmits"], "uint64"),
-        # With reverse paths: ACKs at the sender and the compressed ones.
-        **({"acks": _ints(s["acks"], "uint32"), "acks_compressed": _ints(s["acks_compressed"], "uint32")}
+        # With reverse paths: ACKs at the sender, the compressed ones, and
+        # the 10th percentile and median of the gaps between them, in µs (a
+        # compressed ACK's gap is a small fraction of a ms; null without a gap).
+        **({"acks": _ints(s["acks"], "uint32"), "acks_compressed": _ints(s["acks_compressed"], "uint32"),
+            "ack_gap_p10_us": _scaled(s["ack_gap_p10_us"]), "ack_gap_p50_us": _scaled(s["ack_gap_p50_us"])}
            if "acks" in s else {}),
     }
 

@@ -40,6 +40,7 @@ static const struct ccarena_layout_row rows[] = {
 	OFF(ccarena_ext, n_params) OFF(ccarena_ext, trace_mode)
 	OFF(ccarena_ext, trace_pacing_gain) OFF(ccarena_ext, trace_cwnd_gain)
 	OFF(ccarena_ext, trace_bw) OFF(ccarena_ext, trace_var_ppm)
+	OFF(ccarena_ext, trace_extra_acked) OFF(ccarena_ext, trace_pad)
 	OFF(ccarena_ext, state)
 
 	SIZE(tcp_sock)

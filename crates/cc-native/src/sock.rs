@@ -79,6 +79,12 @@ pub struct CcarenaExt {
     /// The CC's own variable, ppm of 1 (`CCA_TRACE_VAR`), or
     /// [`TRACE_VAR_NONE`] if it reports none.
     pub trace_var_ppm: u64,
+    /// The CC's ACK-aggregation estimate, packets
+    /// (`CCA_TRACE_EXTRA_ACKED`), or [`TRACE_EXTRA_ACKED_NONE`] if it
+    /// reports none.
+    pub trace_extra_acked: u32,
+    /// Keeps `state` 8-byte aligned (as the C struct).
+    pub trace_pad: u32,
     /// State of a CC too large for `icsk_ca_priv` (`CCA_STATE_EXTENDED`).
     pub state: [u64; CCA_STATE_WORDS],
 }
@@ -86,6 +92,10 @@ pub struct CcarenaExt {
 /// `trace_var_ppm` before the CC reports a variable (set only here; C
 /// never reads it).
 pub const TRACE_VAR_NONE: u64 = u64::MAX;
+
+/// `trace_extra_acked` before the CC reports an ACK-aggregation estimate
+/// (set only here; C never reads it).
+pub const TRACE_EXTRA_ACKED_NONE: u32 = u32::MAX;
 
 /// `CCA_STATE_MAX / 8` of ccarena_compat.h: u64 words of the extension area
 /// for CC state beyond the 104-byte private area (checked by
@@ -103,6 +113,8 @@ impl Default for CcarenaExt {
             trace_cwnd_gain: 0,
             trace_bw: 0,
             trace_var_ppm: TRACE_VAR_NONE,
+            trace_extra_acked: TRACE_EXTRA_ACKED_NONE,
+            trace_pad: 0,
             state: [0; CCA_STATE_WORDS],
         }
     }
@@ -274,7 +286,8 @@ mod tests {
             "inet_connection_sock": InetConnectionSock { icsk_inet, icsk_ca_state,
                            icsk_ca_initialized, icsk_pad, icsk_ca_priv }
             "ccarena_ext": CcarenaExt { rng_state, params, n_params, trace_mode,
-                           trace_pacing_gain, trace_cwnd_gain, trace_bw, trace_var_ppm, state }
+                           trace_pacing_gain, trace_cwnd_gain, trace_bw, trace_var_ppm,
+                           trace_extra_acked, trace_pad, state }
             "tcp_sock": TcpSock { inet_conn, snd_cwnd, snd_cwnd_cnt, snd_cwnd_clamp,
                            snd_cwnd_stamp, snd_ssthresh, prior_cwnd, prior_ssthresh,
                            srtt_us, mdev_us, packets_out, sacked_out, lost_out,

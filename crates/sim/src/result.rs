@@ -214,6 +214,9 @@ pub struct FlowSeries {
     pub delivery_rate_bps: Vec<f64>,
     /// The CC's own variable (CCA_TRACE_VAR); NaN where it exports none.
     pub cc_var: Vec<f64>,
+    /// The CC's ACK-aggregation estimate (CCA_TRACE_EXTRA_ACKED), packets;
+    /// NaN where it reports none.
+    pub extra_acked: Vec<f64>,
     /// Bytes of this flow in the bottleneck queue at the sample instant.
     pub queue_bytes: Vec<u64>,
     /// Retransmits sent during the interval.
@@ -226,6 +229,17 @@ pub struct FlowSeries {
     pub acks: Vec<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub acks_compressed: Vec<u32>,
+    /// With reverse paths: the 10th percentile and the median of the gaps
+    /// between consecutive ACKs at the sender over the interval, µs (the
+    /// first ACK's gap is from the last ACK before the interval); NaN
+    /// without one. ACKs a queue compressed arrive back to back, far closer
+    /// than the data's serialisation time at the bottleneck: once a tenth
+    /// of them are, the 10th percentile drops below it while the median
+    /// (the receiver's pace: one ACK per one or two packets) holds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ack_gap_p10_us: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ack_gap_p50_us: Vec<f64>,
 }
 
 /// Column-oriented link telemetry: one row per sample of the bottleneck,
@@ -306,10 +320,13 @@ impl FlowSeries {
             bw_estimate_bps,
             delivery_rate_bps,
             cc_var,
+            extra_acked,
             queue_bytes,
             retransmits,
             acks,
             acks_compressed,
+            ack_gap_p10_us,
+            ack_gap_p50_us,
         } = self;
         let mut cols = vec![
             ("t_ns", Column::U64(t_ns)),
@@ -328,11 +345,17 @@ impl FlowSeries {
             ("bw_estimate_bps", Column::F64(bw_estimate_bps)),
             ("delivery_rate_bps", Column::F64(delivery_rate_bps)),
             ("cc_var", Column::F64(cc_var)),
+            ("extra_acked", Column::F64(extra_acked)),
             ("queue_bytes", Column::U64(queue_bytes)),
             ("retransmits", Column::U64(retransmits)),
         ];
         if !acks.is_empty() {
-            cols.extend([("acks", Column::U32(acks)), ("acks_compressed", Column::U32(acks_compressed))]);
+            cols.extend([
+                ("acks", Column::U32(acks)),
+                ("acks_compressed", Column::U32(acks_compressed)),
+                ("ack_gap_p10_us", Column::F64(ack_gap_p10_us)),
+                ("ack_gap_p50_us", Column::F64(ack_gap_p50_us)),
+            ]);
         }
         cols
     }
@@ -356,10 +379,13 @@ impl FlowSeries {
             bw_estimate_bps,
             delivery_rate_bps,
             cc_var,
+            extra_acked,
             queue_bytes,
             retransmits,
             acks: _,
             acks_compressed: _,
+            ack_gap_p10_us: _,
+            ack_gap_p50_us: _,
         } = self;
         t_ns.reserve_exact(rows);
         flow.reserve_exact(rows);
@@ -377,6 +403,7 @@ impl FlowSeries {
         bw_estimate_bps.reserve_exact(rows);
         delivery_rate_bps.reserve_exact(rows);
         cc_var.reserve_exact(rows);
+        extra_acked.reserve_exact(rows);
         queue_bytes.reserve_exact(rows);
         retransmits.reserve_exact(rows);
     }

@@ -6,6 +6,7 @@
 use crate::bottleneck::{nanobits_to_bytes, Bottleneck, LinkCounters};
 use crate::result::{FlowSeries, LinkSeries};
 use crate::tcp::SenderTelemetry;
+use crate::topology::AckInterval;
 
 /// The per-flow counters telemetry differences between samples.
 #[derive(Clone, Copy, Debug, Default)]
@@ -19,9 +20,9 @@ pub struct FlowSnapshot {
     pub counters: FlowCounters,
     pub sender: SenderTelemetry,
     pub queue_bytes: u64,
-    /// (ACKs, compressed ACKs) in the interval, when the run records them
+    /// The interval's ACKs at the sender, when the run records them
     /// (reverse paths: [`crate::topology::AckClock`]).
-    pub acks: Option<(u32, u32)>,
+    pub acks: Option<AckInterval>,
 }
 
 #[derive(Default)]
@@ -81,11 +82,14 @@ impl Recorder {
             fs.bw_estimate_bps.push(s.bw_estimate_bps);
             fs.delivery_rate_bps.push(s.delivery_rate_bps);
             fs.cc_var.push(s.cc_var);
+            fs.extra_acked.push(s.extra_acked);
             fs.queue_bytes.push(snap.queue_bytes);
             fs.retransmits.push(snap.counters.retransmits - prev.retransmits);
-            if let Some((acks, compressed)) = snap.acks {
-                fs.acks.push(acks);
-                fs.acks_compressed.push(compressed);
+            if let Some(a) = snap.acks {
+                fs.acks.push(a.acks);
+                fs.acks_compressed.push(a.compressed);
+                fs.ack_gap_p10_us.push(a.gap_p10_us);
+                fs.ack_gap_p50_us.push(a.gap_p50_us);
             }
         }
         let topology = self.prev_links.len() > 1;

@@ -21,6 +21,7 @@
 //! pure ACKs without ECT, RFC 3168 6.1.4), so a marking queue drops it.
 
 use crate::bottleneck::{Bottleneck, LinkCounters};
+use crate::distribution::Distribution;
 use crate::packet::{AckPacket, DataPacket, MAX_SACK_BLOCKS};
 use crate::pipe::Pipe;
 
@@ -96,41 +97,63 @@ pub fn next_hop(path: &[u32], here: u32) -> Option<u32> {
 }
 
 /// How a flow's ACKs reach its sender, per telemetry interval: how many,
-/// and how many compressed. An ACK is compressed when it arrives less
-/// than half a full packet's serialisation time at the slowest link of
-/// the data path after the ACK before it: ACKs the receiver sent one data
-/// packet apart that arrive closer than that waited in a queue on the way
-/// back and left it back to back (ACK compression: Zhang, Shenker and
-/// Clark, "Observations on the dynamics of a congestion control algorithm:
-/// the effects of two-way traffic", SIGCOMM 1991).
+/// how many compressed, and the gaps between them. An ACK is compressed
+/// when it arrives less than half a full packet's serialisation time at
+/// the slowest link of the data path after the ACK before it: ACKs the
+/// receiver sent one data packet apart that arrive closer than that
+/// waited in a queue on the way back and left it back to back (ACK
+/// compression: Zhang, Shenker and Clark, "Observations on the dynamics
+/// of a congestion control algorithm: the effects of two-way traffic",
+/// SIGCOMM 1991).
 pub struct AckClock {
     /// Half a full packet's time at the data path's slowest link, ns.
     threshold_ns: u64,
     last_ns: Option<u64>,
     acks: u32,
     compressed: u32,
+    /// Gaps between consecutive ACKs in the interval, ns.
+    gaps: Distribution,
+}
+
+/// One telemetry interval of a flow's ACKs at its sender ([`AckClock::take`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckInterval {
+    pub acks: u32,
+    pub compressed: u32,
+    /// 10th percentile and median of the gaps between consecutive ACKs,
+    /// µs (the first ACK's from the last one before the interval); NaN
+    /// without a gap.
+    pub gap_p10_us: f64,
+    pub gap_p50_us: f64,
 }
 
 impl AckClock {
     pub fn new(packet_bytes: u32, slowest_bps: u64) -> Self {
         let threshold_ns = (packet_bytes as u128 * 8 * 1_000_000_000 / slowest_bps.max(1) as u128 / 2) as u64;
-        Self { threshold_ns, last_ns: None, acks: 0, compressed: 0 }
+        Self { threshold_ns, last_ns: None, acks: 0, compressed: 0, gaps: Distribution::default() }
     }
 
     /// An ACK reached the sender at `now_ns`.
     pub fn on_ack(&mut self, now_ns: u64) {
         self.acks += 1;
-        if self.last_ns.is_some_and(|t| now_ns - t < self.threshold_ns) {
-            self.compressed += 1;
+        if let Some(t) = self.last_ns {
+            let gap = now_ns - t;
+            if gap < self.threshold_ns {
+                self.compressed += 1;
+            }
+            self.gaps.record(gap);
         }
         self.last_ns = Some(now_ns);
     }
 
-    /// (ACKs, compressed ACKs) since the last call.
-    pub fn take(&mut self) -> (u32, u32) {
-        let counts = (self.acks, self.compressed);
+    /// The interval since the last call.
+    pub fn take(&mut self) -> AckInterval {
+        let mut gaps = std::mem::take(&mut self.gaps);
+        let mut us = |p: f64| gaps.percentile(p).map_or(f64::NAN, |ns| ns as f64 / 1e3);
+        let (gap_p10_us, gap_p50_us) = (us(10.0), us(50.0));
+        let interval = AckInterval { acks: self.acks, compressed: self.compressed, gap_p10_us, gap_p50_us };
         (self.acks, self.compressed) = (0, 0);
-        counts
+        interval
     }
 }
 
@@ -226,8 +249,16 @@ mod tests {
         for t_us in [0, 1_000, 2_000, 2_100, 2_200, 3_500] {
             clock.on_ack(t_us * 1_000);
         }
-        assert_eq!(clock.take(), (6, 2));
-        assert_eq!(clock.take(), (0, 0));
+        let first = clock.take();
+        assert_eq!((first.acks, first.compressed), (6, 2));
+        // Gaps 1000, 1000, 100, 100, 1300 µs: nearest-rank p10 100, median 1000.
+        assert_eq!((first.gap_p10_us, first.gap_p50_us), (100.0, 1_000.0));
+        let empty = clock.take();
+        assert_eq!((empty.acks, empty.compressed), (0, 0));
+        assert!(empty.gap_p10_us.is_nan() && empty.gap_p50_us.is_nan());
+        // The next interval's first gap is from the last ACK before it.
+        clock.on_ack(3_600_000);
+        assert_eq!(clock.take().gap_p50_us, 100.0);
     }
 
     #[test]

@@ -246,16 +246,16 @@ def send(cfg: dict[str, Any]) -> None:
                 continue
             info = tcp_info(s)
             bbr = bbr_info(s) if flows[i]["cc"] == "bbr" else None
-            mode, var = None, None
+            mode, var, extra_acked = None, None, None
             if traces is not None and is_ours(flows[i]["cc"]):
                 rec = traces.read(s)
                 if rec is not None:
                     bbr = (rec["bw_estimate_bps"], rec["pacing_gain"], rec["cwnd_gain"])
-                    mode, var = rec["cc_mode"], rec["cc_var"]
+                    mode, var, extra_acked = rec["cc_mode"], rec["cc_var"], rec["extra_acked"]
             row.append(
                 [info.snd_cwnd, info.inflight, info.pacing_rate_Bps * 8, info.rtt_us, info.min_rtt_us,
                  info.ca_state, info.total_retrans, *(bbr or (None, None, None)), info.delivery_rate_Bps * 8,
-                 mode, var]
+                 mode, var, extra_acked]
             )
         samples.append(row)
     if traces is not None:

@@ -7,7 +7,8 @@ into a per-socket storage map named ``cca_trace``; a user-space lookup in
 such a map takes the socket's fd as key. This module finds those maps
 (one per loaded algorithm object) and reads a socket's record, giving the
 live engine the simulator's cc_mode, pacing_gain, cwnd_gain,
-bw_estimate and cc_var columns (e.g. BBR-CWS's upper_scaling_factor).
+bw_estimate, cc_var (e.g. BBR-CWS's upper_scaling_factor) and extra_acked
+(BBR's ACK-aggregation filter) columns.
 
 Through libbpf (the system's libbpf.so.1, from the libbpf-dev package the
 BPF build needs anyway), called with ctypes: four calls, no extension
@@ -25,7 +26,7 @@ import struct
 #: The record's layout, struct cca_trace_rec in ccarena_compat.h (a test
 #: compares it with the built object's BTF): name, struct format.
 RECORD_FIELDS = (("mode", "I"), ("pacing_gain", "I"), ("cwnd_gain", "I"), ("has_var", "I"),
-                 ("bw", "Q"), ("var_ppm", "Q"))
+                 ("bw", "Q"), ("var_ppm", "Q"), ("extra_acked", "I"), ("has_extra_acked", "I"))
 _RECORD = struct.Struct("=" + "".join(f for _, f in RECORD_FIELDS))
 MAP_NAME = "cca_trace"
 _SK_STORAGE = 24  # BPF_MAP_TYPE_SK_STORAGE (include/uapi/linux/bpf.h)
@@ -76,8 +77,9 @@ class TraceMaps:
 
     def read(self, sock: socket.socket) -> dict[str, float | int | None] | None:
         """The socket's record as telemetry values (gains as ratios, bw in
-        bit/s, var as a ratio or None), or None if no loaded algorithm has
-        reported for it (kernel algorithms, or before the first ACK)."""
+        bit/s, var as a ratio or None, extra_acked in packets or None), or
+        None if no loaded algorithm has reported for it (kernel algorithms,
+        or before the first ACK)."""
         sfd = sock.fileno()
         raw = None
         if sfd in self._of_socket:
@@ -97,6 +99,7 @@ class TraceMaps:
             "cwnd_gain": rec["cwnd_gain"] / 256.0,
             "bw_estimate_bps": rec["bw"] * 8.0,
             "cc_var": rec["var_ppm"] / 1e6 if rec["has_var"] else None,
+            "extra_acked": rec["extra_acked"] if rec["has_extra_acked"] else None,
         }
 
     def close(self) -> None:

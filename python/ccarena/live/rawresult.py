@@ -26,9 +26,10 @@ from ..cc_modes import DRAIN, PROBE_BW, PROBE_RTT, STARTUP
 #: Columns of a sender sample row (agent.py): cwnd, inflight, pacing bit/s,
 #: srtt us, min_rtt us, ca_state, total_retrans, bw estimate bit/s, gains
 #: (the kernel's BBR: TCP_CC_INFO; ours: the trace record), delivery rate
-#: bit/s (tcpi_delivery_rate), the CC's mode and own variable (ours only).
+#: bit/s (tcpi_delivery_rate), the CC's mode, own variable and
+#: ACK-aggregation estimate in packets (ours only).
 (_CWND, _INFLIGHT, _PACING, _SRTT, _MINRTT, _CASTATE, _RETRANS, _BW, _PGAIN, _CGAIN, _DELIVERY, _MODE,
- _VAR) = range(13)
+ _VAR, _EXTRA_ACKED) = range(14)
 
 
 
@@ -111,8 +112,8 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
 
     series: dict[str, list] = {key: [] for key in (
         "t_ns", "flow", "goodput_bps", "cwnd", "inflight", "pacing_rate_bps", "srtt_us", "rtt_us", "min_rtt_us",
-        "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "delivery_rate_bps", "cc_var", "queue_bytes",
-        "retransmits")}
+        "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "delivery_rate_bps", "cc_var", "extra_acked",
+        "queue_bytes", "retransmits")}
     link_series: dict[str, list] = {key: [] for key in (
         "t_ns", "queue_bytes", "queue_delay_us", "drops", "rate_bps", "tx_bytes")}
     for k in range(1, n_ticks + 1):
@@ -136,6 +137,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
             series["delivery_rate_bps"].append(None if row is None else float(row[_DELIVERY]))
             series["cc_var"].append(None if row is None else row[_VAR])
+            series["extra_acked"].append(None if row is None else row[_EXTRA_ACKED])
             series["queue_bytes"].append(link_at[k].get("flow_backlog", [0] * n_flows)[i])
             series["retransmits"].append(max(0, retrans_at(k, i) - retrans_at(k - 1, i)))
         now, before = link_at[k], link_at[k - 1]

@@ -63,6 +63,9 @@ pub struct SenderTelemetry {
     /// The CC's own state variable (`CCA_TRACE_VAR`, e.g. BBR-CWS's
     /// upper_scaling_factor); NaN if the CC exports none.
     pub cc_var: f64,
+    /// The CC's ACK-aggregation estimate (`CCA_TRACE_EXTRA_ACKED`, BBR's
+    /// extra_acked filter), packets; NaN if the CC reports none.
+    pub extra_acked: f64,
     /// Segments retransmitted (fast, RTO and probe retransmissions).
     pub retransmits_total: u64,
     /// Retransmission timeouts.

@@ -332,6 +332,11 @@ impl TcpSender {
             } else {
                 sk.cca.trace_var_ppm as f64 / 1e6
             },
+            extra_acked: if sk.cca.trace_extra_acked == cc_native::TRACE_EXTRA_ACKED_NONE {
+                f64::NAN
+            } else {
+                sk.cca.trace_extra_acked as f64
+            },
             retransmits_total: self.stats.retransmits,
             rto_count: self.stats.rto_count,
             sent_segments: self.stats.sent_segments,
