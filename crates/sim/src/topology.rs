@@ -90,7 +90,12 @@ pub fn release_ns(arrival_ns: u64, period_ns: u64) -> u64 {
 }
 
 /// The next link after `here` on `path` (None: `here` is the last).
+/// The last is tested first: it is every hop of a dumbbell's packets.
+#[inline]
 pub fn next_hop(path: &[u32], here: u32) -> Option<u32> {
+    if path.last() == Some(&here) {
+        return None;
+    }
     let at = path.iter().position(|&l| l == here).expect("a packet is only on its own path's links");
     path.get(at + 1).copied()
 }
