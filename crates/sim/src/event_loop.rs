@@ -444,7 +444,7 @@ impl Simulation {
                 (q.queue_bytes() as u128 * 8 * 1_000_000_000 / q.rate_bps() as u128) as u64
             })
             .sum();
-        let rtt_ns = self.base_rtt_ns(f) + queue_ns;
+        let rtt_ns = fl.base_rtt_ns + queue_ns;
         let fl = &mut self.flows[f as usize];
         fl.sender.set_handshake_rtt(rtt_ns);
         fl.receiver.set_handshake_rtt(rtt_ns);
@@ -507,12 +507,6 @@ impl Simulation {
         self.records.push(a.workload, fl.start_ns, a.size_bytes, fct, fl.sender.telemetry().retransmits_total);
         self.record_ids.push(a.id);
         self.workloads[a.workload as usize].release();
-    }
-
-    /// Flow `f`'s base RTT: its hosts' own and its links' delays both ways.
-    fn base_rtt_ns(&self, f: u32) -> u64 {
-        let fl = &self.flows[f as usize];
-        fl.rtt_ns + self.cfg.path_delay_ns(&fl.data_links) + fl.ack_extra_ns + self.cfg.path_delay_ns(&fl.reverse_path)
     }
 
     /// A packet leaves `link` (serialised and propagated): a data segment

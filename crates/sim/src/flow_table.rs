@@ -79,8 +79,8 @@ pub struct Flow {
     pub(crate) data_links: Vec<u32>,
     /// The links its ACKs cross (empty: none).
     pub(crate) reverse_path: Vec<u32>,
-    /// Its own hosts' RTT, ns (what the links' delays add to).
-    pub(crate) rtt_ns: u64,
+    /// Its base RTT, ns ([`crate::topology::base_rtt_ns`]).
+    pub(crate) base_rtt_ns: u64,
     /// When it was to start (its configured start, or its arrival), ns.
     pub(crate) start_ns: u64,
     /// Its data segments and ACKs anywhere in the network: pipes, links'
@@ -150,7 +150,7 @@ impl Flow {
             completed_ns: None,
             data_links: fc.data_links().to_vec(),
             reverse_path: fc.reverse_path.clone(),
-            rtt_ns: fc.rtt_ns,
+            base_rtt_ns: cfg.base_rtt_ns(fc),
             start_ns: fc.start_ns,
             in_network: 0,
             arrival: None,
