@@ -252,10 +252,11 @@ impl Simulation {
         true
     }
 
-    /// Runs one event. The per-packet kinds are here, so that this stays
-    /// small enough to be inlined into the loops that pop events (it was
-    /// not once topologies and workloads added kinds: ~10% of the
-    /// dumbbell's speed); the others are [`Self::dispatch_rare`]'s.
+    /// Runs one event. The per-packet kinds are here, inlined into the
+    /// loops that pop events, as the heap's pop is ([`EventQueue`]): once
+    /// topologies and workloads added kinds neither was, and the headline
+    /// dumbbell ran ~10% slower. The other kinds are
+    /// [`Self::dispatch_rare`]'s.
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         let now = self.now_ns;

@@ -137,10 +137,9 @@ mod tests {
             q.schedule(t, i);
             pending.push((t, i));
             if rng.next_f64() < 0.45 {
-                now = q.pop_until(u64::MAX).map(|(t, e)| {
-                    out.push((t, e));
-                    t
-                }).unwrap_or(now);
+                let popped = q.pop_until(u64::MAX).expect("one pending at least");
+                now = popped.0;
+                out.push(popped);
                 pending.sort_by_key(|&(t, _)| t);
                 want.push(pending.remove(0));
             }
