@@ -6,7 +6,7 @@
 #   make build   compile the simulator into .venv (maturin) and the live engine's delay line
 #   make test    cargo tests + pytest (warnings are errors)
 #   make demo    BBR 10 ms vs 50 ms on 100 Mbit/s -> runs/demo
-#   make bench   simulator speed (and ns-3.44's, if installed)
+#   make bench   simulator speed (and ns-3.44's, if installed); a 1 Gbit/s parking lot of 100 flows, 100,000 short flows (~25 s)
 #   make reproduce        every figure of the BBQ paper -> runs/reproduce/index.md
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 #   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)

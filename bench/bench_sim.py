@@ -13,6 +13,11 @@ Figures:
 - ns-3.44: ../shared/peers/ns3/dumbbell.cc under /usr/bin/time -v.
 Simulated bottleneck packets per wall second is the speed measure common
 to both simulators.
+
+Then issue 29's two cases beyond the dumbbell, through the engine alone as
+the headline: a parking lot of three 1 Gbit/s links with 100 long BBR
+flows for 60 s (packets: every link's), and 100,000 short flows arriving
+by a Poisson process at half of 1 Gbit/s (flows per wall second).
 """
 
 from __future__ import annotations
@@ -52,7 +57,8 @@ wall = time.perf_counter() - t0
 result = json.loads(counters)
 print(json.dumps({
     "wall_s": wall,
-    "packets": result["link"]["tx_packets_total"],
+    "packets": sum(link["tx_packets_total"] for link in [result["link"], *result.get("links", [])]),
+    "flows": sum(w["arrived"] for w in result.get("workloads", [])),
     "events": result["events"],
     "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     "baseline_kib": baseline,
@@ -102,6 +108,45 @@ def host_cost(path: Path) -> str:
     linux, ideal = (sorted(rates[h])[len(rates[h]) // 2] for h in ("linux", "ideal"))
     return (f"host model:     {linux:,.0f} packets/wall-s with host = \"linux\" against {ideal:,.0f} with \"ideal\" "
             f"(medians of {COST_RUNS}): costs {100 * (1 - linux / ideal):.1f}% (target <= 10%)")
+
+
+#: Issue 29's parking lot: three 1 Gbit/s links of 5 ms in a row, 1 BDP
+#: of buffer each; 100 BBR flows of 10 ms between their hosts, 25 across
+#: all three links and 25 on each link alone; 60 s.
+PARKING_LOT = {
+    "duration": "60s",
+    "seed": 1,
+    "link": [{"name": n, "rate": "1Gbit", "buffer": "1bdp", "delay": "5ms"} for n in "abc"],
+    "flow": [{"cc": "bbr", "rtt": "10ms", "count": 25, "path": path} for path in (["a", "b", "c"], ["a"], ["b"], ["c"])],
+}
+
+#: Issue 29's short flows: 10 KB CUBIC flows arriving by a Poisson process
+#: at a load of 0.5 of a 1 Gbit/s bottleneck (6,250 a second), for the 16 s
+#: that make 100,000 of them on average, then 1 s to finish.
+SHORT_FLOWS = {
+    "duration": "17s",
+    "seed": 1,
+    "bottleneck": {"rate": "1Gbit", "buffer": "1bdp"},
+    "workload": [{"cc": "cubic", "rtt": "1ms", "size": "10KB", "load": 0.5, "stop": "16s"}],
+}
+
+
+def beyond_the_dumbbell() -> list[str]:
+    """Issue 29's lines: the parking lot's and the short flows' wall time,
+    speed and peak RSS (the engine alone, as the headline)."""
+    from ccarena import load_scenario
+
+    mib = lambda kib: kib / 1024  # noqa: E731 - ru_maxrss is KiB on Linux
+    lot = run_engine(json.dumps(load_scenario(PARKING_LOT).config))
+    short = run_engine(json.dumps(load_scenario(SHORT_FLOWS).config))
+    return [
+        f"parking lot:    {lot['wall_s']:.3f} s wall for 60 s of 3 x 1 Gbit/s links, 100 BBR flows (25 across all three, "
+        f"25 per link): {lot['packets']:,} link packets, {lot['packets'] / lot['wall_s']:,.0f} packets/wall-s, "
+        f"{lot['events'] / lot['wall_s']:,.0f} events/wall-s, peak RSS {mib(lot['maxrss_kib']):.1f} MiB",
+        f"short flows:    {short['wall_s']:.3f} s wall for {short['flows']:,} Poisson arrivals of 10 KB CUBIC flows at a "
+        f"load of 0.5 of 1 Gbit/s (17 s): {short['flows'] / short['wall_s']:,.0f} flows/wall-s, "
+        f"{short['packets'] / short['wall_s']:,.0f} packets/wall-s, peak RSS {mib(short['maxrss_kib']):.1f} MiB",
+    ]
 
 
 def ns3_binary() -> Path | None:
@@ -168,6 +213,8 @@ def main() -> int:
     print(f"ccarena CLI:    {cli_wall:.3f} s wall end to end (parse, simulate, parquet, PNG), peak RSS {cli_rss / 1024:.1f} MiB")
     split = run_split.split(SCENARIO, SPLIT_RUNS, lambda: run_engine(config)["wall_s"])
     print(run_split.describe(split, SPLIT_RUNS))
+    for line in beyond_the_dumbbell():
+        print(line, flush=True)
 
     binary = ns3_binary()
     if binary is None:

@@ -14,7 +14,7 @@ from ccarena.errors import ScenarioError
 from ccarena.live.engine import check_supported
 from ccarena.scenario import apply_overrides, engine_limits, load_scenario
 from ccarena.tables import link_columns
-from ccarena.topology import max_min
+from ccarena.topology import base_rtt_ns, max_min
 
 LINK = {"rate": "20Mbit", "buffer": "1bdp"}
 
@@ -62,6 +62,23 @@ def test_a_parking_lots_long_flow_is_compared_with_max_min():
     assert [link["name"] for link in links] == ["a", "b", "c"]
     assert all(link["utilization"] > 0.95 for link in links)
     assert all(f["balanced"] for f in result.summary["conservation"]["flows"])
+
+
+def test_a_flows_base_rtt_is_the_engines_rule():
+    # Its hosts' RTT plus its links' delays both ways; without a reverse
+    # path, its data path's delays again (summary.json's base_rtt_ms, the
+    # flow labels and the BDP unit all take it from the engine's rule).
+    ms = 1_000_000
+    delays = [0, 5 * ms, 7 * ms, 11 * ms]
+    flow = {"rtt_ns": 10 * ms, "path": [1, 2]}
+    assert base_rtt_ns(delays, flow) == (10 + 2 * (5 + 7)) * ms
+    assert base_rtt_ns(delays, {**flow, "reverse_path": [3]}) == (10 + 5 + 7 + 11) * ms
+    assert base_rtt_ns(delays, {**flow, "path": [0]}) == 10 * ms
+    with pytest.raises(ValueError, match="link 4: no delay"):
+        _core.base_rtt_ns(10 * ms, delays, [1], [4])
+    doc = two_way(reverse_flow=True, duration="2s")
+    doc["link"][0]["delay"], doc["link"][1]["delay"] = "5ms", "3ms"
+    assert [f["base_rtt_ms"] for f in run(doc).summary["flows"]] == [48, 48]
 
 
 def test_max_min_fills_progressively():

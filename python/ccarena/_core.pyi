@@ -48,6 +48,12 @@ def validate(config_json: str) -> None:
 def capacity_bytes(config_json: str, from_ns: int, to_ns: int) -> int:
     """Wire bytes the bottleneck could carry in [from_ns, to_ns)."""
 
+def base_rtt_ns(rtt_ns: int, delays_ns: list[int], path: list[int], reverse_path: list[int] | None = None) -> int:
+    """A flow's base RTT, ns: ``rtt_ns`` (its hosts') plus the one-way
+    ``delays_ns`` (by link index) of the links of ``path`` both ways, those
+    of ``path`` again when ``reverse_path`` is None or empty. ValueError
+    for a link index without a delay."""
+
 def limits() -> dict[str, int]:
     """The engine's limits (crates/sim/src/limits.rs), by lower-case name:
     ``max_duration_ns``, ``max_rate_bps``, ``max_buffer_bytes``,

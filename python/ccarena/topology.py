@@ -33,10 +33,11 @@ def link_configs(cfg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def base_rtt_ns(delays: Sequence[int], flow: Mapping[str, Any]) -> int:
     """A resolved flow's base RTT, ns: its hosts' RTT and its links'
     ``delays`` both ways (the data path's again when it has no reverse
-    path: its ACKs then take an unqueued mirror of it)."""
-    forward = sum(delays[k] for k in flow["path"])
-    back = sum(delays[k] for k in flow["reverse_path"]) if "reverse_path" in flow else forward
-    return flow["rtt_ns"] + forward + back
+    path: its ACKs then take an unqueued mirror of it). The engine's rule
+    (crates/sim/src/topology.rs), the one definition."""
+    from . import _core
+
+    return _core.base_rtt_ns(flow["rtt_ns"], list(delays), flow["path"], flow.get("reverse_path"))
 
 
 def max_min(capacities: Sequence[float], paths: Sequence[Sequence[int] | None]) -> list[float | None]:

@@ -127,6 +127,21 @@ fn capacity_bytes(config_json: &str, from_ns: u64, to_ns: u64) -> PyResult<u64> 
     Ok(parse(config_json)?.bottleneck.capacity_bytes(from_ns, to_ns))
 }
 
+/// A flow's base RTT, ns (`sim::topology::base_rtt_ns`, the one
+/// definition): its hosts' `rtt_ns` plus the `delays_ns` (one-way, by link
+/// index) of the links of its `path` both ways, those of `path` again when
+/// `reverse_path` is None or empty. `ValueError` for a link index without a
+/// delay.
+#[pyfunction]
+#[pyo3(signature = (rtt_ns, delays_ns, path, reverse_path = None))]
+fn base_rtt_ns(rtt_ns: u64, delays_ns: Vec<u64>, path: Vec<u32>, reverse_path: Option<Vec<u32>>) -> PyResult<u64> {
+    let reverse_path = reverse_path.unwrap_or_default();
+    if let Some(k) = path.iter().chain(&reverse_path).find(|&&k| k as usize >= delays_ns.len()) {
+        return Err(PyValueError::new_err(format!("link {k}: no delay (of {} links)", delays_ns.len())));
+    }
+    Ok(sim::topology::base_rtt_ns(rtt_ns, &path, &reverse_path, |k| delays_ns[k as usize]))
+}
+
 /// The engine's limits (crates/sim/src/limits.rs) by lower-case name,
 /// e.g. `"max_duration_ns"`, in the units their names end with.
 #[pyfunction]
@@ -269,6 +284,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fcts_alone, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(capacity_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(base_rtt_ns, m)?)?;
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(cc_names, m)?)?;
     m.add_function(wrap_pyfunction!(cc_params, m)?)?;

@@ -368,6 +368,7 @@ impl Bottleneck {
     /// Already-queued packets the latest [`Bottleneck::offer`] (fq's and
     /// fq_codel's drops to make room) or [`Bottleneck::complete_tx`]
     /// (CoDel's drops at the head) dropped.
+    #[inline]
     pub fn pushed_out(&self) -> &[DataPacket] {
         &self.pushed_out
     }

@@ -527,6 +527,13 @@ impl SimConfig {
     pub fn path_delay_ns(&self, path: &[u32]) -> u64 {
         path.iter().map(|&k| self.link(k as usize).delay_ns).sum()
     }
+
+    /// Flow `fc`'s base RTT in this config's links ([`crate::topology::base_rtt_ns`]).
+    pub fn base_rtt_ns(&self, fc: &FlowConfig) -> u64 {
+        crate::topology::base_rtt_ns(fc.rtt_ns, fc.data_links(), &fc.reverse_path, |k| {
+            self.link(k as usize).delay_ns
+        })
+    }
 }
 
 fn is_zero(v: &u64) -> bool {

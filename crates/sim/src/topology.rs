@@ -90,8 +90,25 @@ pub fn release_ns(arrival_ns: u64, period_ns: u64) -> u64 {
     }
 }
 
+/// A flow's base RTT, ns: its hosts' RTT (`rtt_ns`) plus its path's link
+/// delays both ways, the data path's again when it has no reverse path
+/// (its ACKs then take an unqueued mirror of it: [`crate::flow_table`]'s
+/// ACK pipe). `delay_ns` gives a link's one-way delay by index. The one
+/// definition: the front end's (`ccarena.topology.base_rtt_ns`) is this,
+/// through `_core.base_rtt_ns`.
+pub fn base_rtt_ns(rtt_ns: u64, path: &[u32], reverse_path: &[u32], delay_ns: impl Fn(u32) -> u64) -> u64 {
+    let delays = |links: &[u32]| links.iter().map(|&k| delay_ns(k)).sum::<u64>();
+    let back = if reverse_path.is_empty() { path } else { reverse_path };
+    rtt_ns + delays(path) + delays(back)
+}
+
 /// The next link after `here` on `path` (None: `here` is the last).
+/// The last is tested first: it is every hop of a dumbbell's packets.
+#[inline]
 pub fn next_hop(path: &[u32], here: u32) -> Option<u32> {
+    if path.last() == Some(&here) {
+        return None;
+    }
     let at = path.iter().position(|&l| l == here).expect("a packet is only on its own path's links");
     path.get(at + 1).copied()
 }
@@ -270,6 +287,16 @@ mod tests {
         assert!(!link.passes_at_once());
         // Serialised at 36: arrives at 41 after the delay, leaves at 80.
         assert_eq!(link.propagate(36, DataPacket::default()), Some(80));
+    }
+
+    #[test]
+    fn the_base_rtt_is_the_hosts_plus_the_links_both_ways() {
+        let delays = [0, 5, 7, 11];
+        let delay = |k: u32| delays[k as usize];
+        // No reverse path: the data path's delays again.
+        assert_eq!(base_rtt_ns(10, &[1, 2], &[], delay), 10 + 2 * (5 + 7));
+        assert_eq!(base_rtt_ns(10, &[1, 2], &[3], delay), 10 + 5 + 7 + 11);
+        assert_eq!(base_rtt_ns(10, &[0], &[], delay), 10);
     }
 
     #[test]

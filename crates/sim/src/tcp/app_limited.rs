@@ -37,6 +37,7 @@ use cc_native::CaEvent;
 impl TcpSender {
     /// Whether the application has written data not yet sent (always,
     /// without an application model).
+    #[inline]
     pub(super) fn app_has_data(&self) -> bool {
         match self.app.as_ref().map(|a| a.written(self.now_ns)) {
             None | Some(Written::Unlimited) => true,
@@ -46,6 +47,7 @@ impl TcpSender {
 
     /// When the application writes what the sender is waiting for, if it
     /// waits for nothing else (a stop, the end of a sized flow's data).
+    #[inline]
     pub(super) fn app_next_write_ns(&self) -> Option<u64> {
         let app = self.app.as_ref()?;
         let done = self.stop_ns.is_some_and(|s| self.now_ns >= s)
@@ -58,6 +60,7 @@ impl TcpSender {
 
     /// Called by `poll` before it sends: an application write to a sender
     /// that had sent everything (`tcp_sendmsg` on an empty write queue).
+    #[inline]
     pub(super) fn app_write_check(&mut self) {
         if self.app_caught_up && self.app_has_data() {
             self.app_caught_up = false;
@@ -67,6 +70,7 @@ impl TcpSender {
 
     /// Called by `poll` after it sent: whether the sender has caught up
     /// with its application (the next write then finds the queue empty).
+    #[inline]
     pub(super) fn app_note_caught_up(&mut self) {
         self.app_caught_up = self.app.is_some() && !self.app_has_data();
     }

@@ -279,6 +279,7 @@ impl TcpSender {
 
     /// When [`Self::poll`] must run next: the transmit timer, or the pacing
     /// release if something could be sent then.
+    #[inline]
     pub fn next_wakeup_ns(&self) -> Option<u64> {
         if !self.started {
             return None;
