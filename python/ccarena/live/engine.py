@@ -26,6 +26,7 @@ from ..errors import ScenarioError
 from ..results import Result
 from ..rundir import check_target
 from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, source_dir
+from ..topology import is_topology, link_configs
 from . import capacity, interrupts, testbed
 from .agent import DRAIN_S
 from .ccs import cc_key, cleanup_registrations, is_kernel_cc, known_names, resolve_kernel_names
@@ -89,17 +90,17 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     """Refuses what the live engine cannot run; returns the bottleneck to
     use: ``kernel`` (TBF + bfifo) for a plain droptail link, ``userspace``
     (the simulator's queue inside the delay line) for RED, fair queueing,
-    a policer, random loss or a rate schedule, or when asked for."""
+    a policer, random loss, a rate schedule or a topology ([[link]]s: the
+    delay line then carries every link and route), or when asked for."""
     cfg = scenario.config
     bn = cfg["bottleneck"]
     if bottleneck not in BOTTLENECKS:
         raise ScenarioError("--bottleneck", f"expected one of {', '.join(BOTTLENECKS)}, got {bottleneck!r}")
-    if "link" in scenario.human:
-        raise ScenarioError("link", "the live engine runs the dumbbell ([bottleneck]) only; [[link]] topologies "
-                                    "run in the simulator")
-    if bn.get("aggregate_ns"):
-        raise ScenarioError("bottleneck.aggregate", "the live engine has no aggregating link; an aggregating "
-                                                    "link runs in the simulator")
+    links = "link" in scenario.human
+    for k, link in enumerate(link_configs(cfg)):
+        if link.get("aggregate_ns"):
+            raise ScenarioError(f"link[{k}].aggregate" if links else "bottleneck.aggregate",
+                                "the live engine has no aggregating link; an aggregating link runs in the simulator")
     if cfg.get("workloads"):
         raise ScenarioError("workload", "the live engine runs the [[flow]]s only (its agents send until the run ends); "
                                         "[[workload]]s run in the simulator")
@@ -116,6 +117,7 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
         raise ScenarioError("output.interval", "the live engine samples at most every 10ms")
     needs_userspace = [
         reason for reason, present in (
+            ("[[link]] tables (a topology)", links),
             (f"aqm = \"{bn['aqm']}\"", bn["aqm"] != "droptail"),
             ("a policer", bn.get("policer") is not None),
             ("random loss", bn["loss"] > 0),
@@ -127,7 +129,7 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     ecn_mode(cfg)
     if bottleneck == "kernel" and needs_userspace:
         raise ScenarioError("--bottleneck", f"the kernel bottleneck (TBF + bfifo) cannot do {needs_userspace[0]} "
-                            "here (no sch_red, no netem); use --bottleneck userspace")
+                            "here (one link, no sch_red, no netem); use --bottleneck userspace")
     if bottleneck == "auto":
         return "userspace" if needs_userspace else "kernel"
     return bottleneck
@@ -169,8 +171,11 @@ def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None
     relative to the run's t0; its ACKs' jitter, drawn from the run's seed
     as the simulator draws it; with the userspace bottleneck, its
     configuration (the delay line then keeps its device per-packet),
-    written to ``bottleneck_file`` when it is larger than an argument may be."""
+    written to a file beside ``bottleneck_file`` when it is larger than an
+    argument may be; a topology's links likewise (link 0 first), and each
+    flow's path and reverse path through them."""
     args = []
+    topology = is_topology(cfg)
     for i, f in enumerate(cfg["flows"]):
         addr = testbed.flow_addr(i)
         args += ["--flow", f"{addr}={f['rtt_ns'] // 2}"]
@@ -179,14 +184,20 @@ def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None
             args += ["--flow-schedule", f"{addr}={changes}"]
         if f.get("jitter_ns"):
             args += ["--flow-jitter", f"{addr}={f['jitter_ns']}"]
+        if topology:
+            args += ["--flow-path", f"{addr}={','.join(map(str, f['path']))}"]
+            if f.get("reverse_path"):
+                args += ["--flow-reverse", f"{addr}={','.join(map(str, f['reverse_path']))}"]
     if mode == "userspace":
-        text = json.dumps(cfg["bottleneck"])
-        if len(text) > MAX_INLINE_BOTTLENECK_BYTES:
-            if bottleneck_file is None:
-                raise ValueError("a bottleneck this large needs a file")
-            bottleneck_file.write_text(text)
-            text = f"@{bottleneck_file}"
-        args += ["--bottleneck", text]
+        for k, link in enumerate(link_configs(cfg) if topology else [cfg["bottleneck"]]):
+            text = json.dumps(link)
+            if len(text) > MAX_INLINE_BOTTLENECK_BYTES:
+                if bottleneck_file is None:
+                    raise ValueError("a bottleneck this large needs a file")
+                path = bottleneck_file if k == 0 else bottleneck_file.with_name(f"link{k}-{bottleneck_file.name}")
+                path.write_text(text)
+                text = f"@{path}"
+            args += ["--bottleneck", text]
     if mode == "userspace" or any(f.get("jitter_ns") for f in cfg["flows"]):
         args += ["--seed", str(cfg["seed"])]
     return args
@@ -422,7 +433,10 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
     result.summary["live"] = {
         "kernel": platform.release(),
         "kernel_cc": [kernel_cc[cc_key(f)] for f in flows],
-        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else f"kernel ({choices.qdisc.upper()} + bfifo)",
+        "bottleneck": (("userspace (the simulator's queues in the delay line, a topology of "
+                        f"{len(link_configs(cfg))} links)" if is_topology(cfg) else
+                        "userspace (the simulator's queue in the delay line)")
+                       if mode == "userspace" else f"kernel ({choices.qdisc.upper()} + bfifo)"),
         "delay_line": delay_stats,
         "split_forwarding": split,
         "testbed": dataclasses.asdict(choices),
