@@ -98,6 +98,16 @@ fn fcts_alone(py: Python<'_>, config_json: &str, workload: usize, sizes: Vec<u64
         .map_err(PyValueError::new_err)
 }
 
+/// Workload `workload`'s arrivals before the run's end as the engine
+/// draws them (`sim::workload::arrivals`): (times ns, sizes bytes). Raises
+/// `ValueError` as `validate` does.
+#[pyfunction]
+fn workload_arrivals(config_json: &str, workload: usize) -> PyResult<(Vec<u64>, Vec<u64>)> {
+    let config = parse(config_json)?;
+    let wl = config.workloads.get(workload).ok_or_else(|| PyValueError::new_err(format!("workloads[{workload}]: no such workload")))?;
+    Ok(sim::workload::arrivals(wl, config.seed, workload, config.duration_ns).into_iter().unzip())
+}
+
 /// What `simulate` returns as JSON: a `SimResult`'s counters.
 #[derive(Serialize)]
 struct Counters<'a> {
@@ -267,6 +277,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(fcts_alone, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_arrivals, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(capacity_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;

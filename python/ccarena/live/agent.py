@@ -149,6 +149,10 @@ def receive(cfg: dict[str, Any]) -> None:
         s.listen(4)
         listeners.append(s)
 
+    # A sized flow's bytes: when the receiver has them all (CLOCK_MONOTONIC ns).
+    targets = cfg.get("sizes") or [None] * n
+    done: list[int | None] = [None] * n
+
     def serve(i: int) -> None:
         conn, _ = listeners[i].accept()
         conns[i] = conn
@@ -159,9 +163,16 @@ def receive(cfg: dict[str, Any]) -> None:
             if got <= 0:
                 return
             received[i] += got
+            if targets[i] is not None and done[i] is None and received[i] >= targets[i]:
+                done[i] = time.monotonic_ns()
 
     for i in range(n):
         threading.Thread(target=serve, args=(i,), daemon=True).start()
+    workload = cfg.get("workload")
+    workload_done: list[int | None] = []
+    if workload:
+        workload_done = [None] * len(workload["targets"])
+        threading.Thread(target=_serve_workloads, args=(cfg["addr"], workload, workload_done), daemon=True).start()
     t0 = _handshake()
     samples = []
     for tick in _ticks(t0, cfg):
@@ -172,7 +183,52 @@ def receive(cfg: dict[str, Any]) -> None:
     sys.stdin.readline()  # "end" (or the engine went away): the sender has drained
     infos = [tcp_info(c) if c is not None else None for c in conns]
     _finish({"data_segs_in": [i.data_segs_in if i else 0 for i in infos],
-             "received_ce": [i.received_ce if i else None for i in infos]})
+             "received_ce": [i.received_ce if i else None for i in infos],
+             "done_ns": done, "workload_done_ns": workload_done})
+
+
+def _serve_workloads(addr: str, cfg: dict[str, Any], done: list[int | None]) -> None:
+    """The workloads' connections, all in one thread (a run may open
+    thousands): accepts on each workload's port, knows flow k by its source
+    port (workloads.SOURCE_PORT_BASE + k), and notes when it has all of
+    flow k's bytes (``cfg["targets"][k]``) in ``done[k]``."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    for port in cfg["ports"]:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((addr, port))
+        listener.listen(1024)
+        listener.setblocking(False)
+        sel.register(listener, selectors.EVENT_READ, None)
+    targets, base = cfg["targets"], cfg["source_port_base"]
+    received = [0] * len(targets)
+    view = memoryview(bytearray(_CHUNK))
+    while True:
+        for key, _ in sel.select():
+            if key.data is None:
+                try:
+                    conn, (_, port) = key.fileobj.accept()
+                except BlockingIOError:
+                    continue
+                conn.setblocking(False)
+                sel.register(conn, selectors.EVENT_READ, port - base)
+                continue
+            k = key.data
+            try:
+                got = key.fileobj.recv_into(view)
+            except BlockingIOError:
+                continue
+            except OSError:
+                got = 0
+            if got <= 0:
+                sel.unregister(key.fileobj)
+                key.fileobj.close()
+                continue
+            received[k] += got
+            if done[k] is None and received[k] >= targets[k]:
+                done[k] = time.monotonic_ns()
 
 
 def is_ours(kernel_name: str) -> bool:
@@ -184,6 +240,7 @@ def is_ours(kernel_name: str) -> bool:
 def send(cfg: dict[str, Any]) -> None:
     flows = cfg["flows"]
     socks: list[socket.socket | None] = [None] * len(flows)
+    connected: list[int | None] = [None] * len(flows)
     errors: list[str] = []
     payload = bytes(_CHUNK)
 
@@ -201,17 +258,22 @@ def send(cfg: dict[str, Any]) -> None:
             errors.append(f"flow {i}: {flow['cc']}: {err.strerror or err}")
             return
         socks[i] = s
+        connected[i] = time.monotonic_ns()
         stop = end if flow["stop_ns"] is None else min(end, t0 + flow["stop_ns"])
         s.settimeout(0.05)
         view = memoryview(payload)
-        while time.monotonic_ns() < stop:
+        # A sized flow writes its bytes and then nothing more.
+        left = flow.get("size")
+        while time.monotonic_ns() < stop and left != 0:
             try:
-                s.send(view)
+                sent = s.send(view if left is None else view[:min(left, _CHUNK)])
             except TimeoutError:
                 continue
             except OSError as err:
                 errors.append(f"flow {i}: send: {err.strerror or err}")
                 return
+            if left is not None:
+                left -= sent
 
     # Fail before t0 if a congestion control cannot be set at all.
     for i, flow in enumerate(flows):
@@ -229,6 +291,12 @@ def send(cfg: dict[str, Any]) -> None:
     end = t0 + cfg["duration_ns"]
     for i, flow in enumerate(flows):
         threading.Thread(target=run_flow, args=(i, flow, t0, end), daemon=True).start()
+    workload = cfg.get("workload")
+    workload_out: dict[str, Any] = {}
+    if workload:
+        workload_thread = threading.Thread(target=_run_workloads, args=(workload, t0, end, errors, workload_out),
+                                           daemon=True)
+        workload_thread.start()
 
     traces = None
     if any(is_ours(f["cc"]) for f in flows):
@@ -260,6 +328,8 @@ def send(cfg: dict[str, Any]) -> None:
         samples.append(row)
     if traces is not None:
         traces.close()
+    if workload:
+        workload_thread.join()
     drained = _drain(socks, end + int(DRAIN_S * 1e9))
     final = []
     for s in socks:
@@ -271,7 +341,84 @@ def send(cfg: dict[str, Any]) -> None:
                       "total_rto": info.total_rto, "unacked": info.unacked, "delivered_ce": info.delivered_ce,
                       "busy_time_us": info.busy_time_us, "rwnd_limited_us": info.rwnd_limited_us,
                       "sndbuf_limited_us": info.sndbuf_limited_us})
-    _finish({"samples": samples, "final": final, "errors": errors, "drained": drained, "netstat": netstat()})
+    _finish({"samples": samples, "final": final, "errors": errors, "drained": drained, "netstat": netstat(),
+             "connected_ns": connected, "workload": workload_out})
+
+
+def _run_workloads(cfg: dict[str, Any], t0: int, end: int, errors: list[str], out: dict[str, Any]) -> None:
+    """The workloads' flows, all in one thread: at each arrival
+    (``cfg["flows"]``: [workload, arrival ns, bytes to write], in order) a
+    non-blocking connection from the workload's address and the flow's
+    source port, unless ``max_active`` of its flows are in progress
+    (refused); its bytes written as the socket takes them; done when every
+    byte is acknowledged (then its retransmissions are read and it is
+    closed). Fills ``out`` (workloads.records reads it)."""
+    import selectors
+
+    flows, n_w = cfg["flows"], len(cfg["max_active"])
+    sel = selectors.DefaultSelector()
+    active, peak, refused = [0] * n_w, [0] * n_w, [0] * n_w
+    connected: list[int | None] = [None] * len(flows)
+    retransmits = [0] * len(flows)
+    written: dict[int, tuple[socket.socket, int]] = {}  # all written, not yet all acknowledged
+    view = memoryview(bytes(_CHUNK))
+    nxt = 0
+    while time.monotonic_ns() < end:
+        now = time.monotonic_ns()
+        while nxt < len(flows) and t0 + flows[nxt][1] <= now:
+            k, (w, _, left) = nxt, flows[nxt]
+            nxt += 1
+            if active[w] >= cfg["max_active"][w]:
+                refused[w] += 1
+                continue
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cfg["cc"][w].encode())
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind((cfg["src"][w], cfg["source_port_base"] + k))
+                s.setblocking(False)
+                s.connect_ex((cfg["dst"], cfg["ports"][w]))
+            except OSError as err:
+                errors.append(f"workload {w} flow {k}: {err.strerror or err}")
+                s.close()
+                continue
+            active[w] += 1
+            peak[w] = max(peak[w], active[w])
+            sel.register(s, selectors.EVENT_WRITE, [k, w, left])
+        wait = (t0 + flows[nxt][1] - now) / 1e9 if nxt < len(flows) else 0.01
+        for key, _ in sel.select(min(0.01, max(0.0, wait))):
+            s, state = key.fileobj, key.data
+            k, w = state[0], state[1]
+            if connected[k] is None:
+                problem = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if problem:
+                    errors.append(f"workload {w} flow {k}: connect: {os.strerror(problem)}")
+                    sel.unregister(s)
+                    s.close()
+                    active[w] -= 1
+                    continue
+                connected[k] = time.monotonic_ns()
+            try:
+                state[2] -= s.send(view[:min(state[2], _CHUNK)])
+            except BlockingIOError:
+                continue
+            except OSError as err:
+                errors.append(f"workload {w} flow {k}: send: {err.strerror or err}")
+                state[2] = 0
+            if state[2] == 0:
+                sel.unregister(s)
+                written[k] = (s, w)
+        for k, (s, w) in list(written.items()):
+            if _outq(s) == 0:
+                retransmits[k] = tcp_info(s).total_retrans
+                s.close()
+                del written[k]
+                active[w] -= 1
+    for key in list(sel.get_map().values()):
+        written[key.data[0]] = (key.fileobj, key.data[1])
+    for k, (s, _) in written.items():
+        retransmits[k] = tcp_info(s).total_retrans
+    out.update(connected_ns=connected, retransmits=retransmits, refused=refused, peak_active=peak)
 
 
 def main(argv: list[str]) -> None:

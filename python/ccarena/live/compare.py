@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import workload_results
 from ..results import Result
 from ..scenario import ResolvedScenario, apply_overrides, param_specs, read_toml, resolve
 from .ccs import sim_name
@@ -40,10 +41,11 @@ def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[st
     if overrides:
         doc = apply_overrides(doc, overrides)
     live = load_live_scenario(doc, bottleneck=bottleneck, base_dir=path.parent)
-    sim_doc = apply_overrides(doc, [(f"flow.{i}.cc", sim_name(f["cc"])) for i, f in enumerate(doc["flow"])])
+    sim_doc = apply_overrides(doc, [(f"{table}.{i}.cc", sim_name(f["cc"])) for table in ("flow", "workload")
+                                    for i, f in enumerate(doc.get(table) or [])])
     if sim_signals == "bpf":
         sim_doc = apply_overrides(sim_doc, [(f"flow.{i}.params.{ESTIMATE_PARAM}", 1)
-                                            for i, f in enumerate(sim_doc["flow"])
+                                            for i, f in enumerate(sim_doc.get("flow") or [])
                                             if any(spec.key == ESTIMATE_PARAM for spec in param_specs(f["cc"]))])
     sim = resolve(sim_doc, name=path.stem, base_dir=path.parent)
     live = ResolvedScenario(name=path.stem, model=live.model, human=live.human, config=live.config)
@@ -116,6 +118,8 @@ def table(sim: Result, live: Result) -> str:
     lines = _align(rows, right_from=3)
     lines.append("")
     lines += _align([("", "sim", "live", "Δ (sim - live)"), *totals], right_from=1)
+    if a.get("workloads"):
+        lines += ["", "sim:", *workload_results.lines(a), "live:", *workload_results.lines(b)]
     gap = max_share_gap_pp(sim, live)
     verdict = "within" if gap <= TOLERANCE_PP else "OUTSIDE"
     lines += ["", f"largest share difference {gap:.1f} pp ({verdict} ±{TOLERANCE_PP:g} pp)"]
