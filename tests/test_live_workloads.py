@@ -78,16 +78,17 @@ def test_each_workload_is_a_delay_line_endpoint_after_the_flows():
 
 
 def test_the_agents_reports_become_the_simulators_records():
-    # Three arrivals of workload 0: one refused, one complete, one not.
-    arrivals = [(0, 1_000, 100, 1448), (0, 2_000, 5000, 5792), (0, 3_000, 10, 1448)]
-    tx = {"workload": {"connected_ns": [50_000, None, 70_000], "retransmits": [1, 0, 0], "refused": [1],
-                       "peak_active": [1]}}
-    rx = {"workload_done_ns": [80_000, None, None]}
+    # Four arrivals of workload 0: one refused, one complete, one not, one
+    # not even connected by the run's end.
+    arrivals = [(0, 1_000, 100, 1448), (0, 2_000, 5000, 5792), (0, 3_000, 10, 1448), (0, 4_000, 10, 1448)]
+    tx = {"workload": {"started": [True, False, True, True], "connected_ns": [50_000, None, 70_000, None],
+                       "retransmits": [1, 0, 0, 0], "refused": [1], "peak_active": [1]}}
+    rx = {"workload_done_ns": [80_000, None, None, None]}
     counts, cols = workloads.records(arrivals, tx, rx, 1)
-    assert counts == [{"arrived": 3, "refused": 1, "peak_active": 1}]
-    assert cols["start_ns"].tolist() == [1_000, 3_000] and cols["size_bytes"].tolist() == [100, 10]
-    assert cols["fct_ns"].tolist() == [30_000, workloads.NOT_DONE]
-    assert cols["retransmits"].dtype == np.uint64 and cols["retransmits"].tolist() == [1, 0]
+    assert counts == [{"arrived": 4, "refused": 1, "peak_active": 1}]
+    assert cols["start_ns"].tolist() == [1_000, 3_000, 4_000] and cols["size_bytes"].tolist() == [100, 10, 10]
+    assert cols["fct_ns"].tolist() == [30_000, workloads.NOT_DONE, workloads.NOT_DONE]
+    assert cols["retransmits"].dtype == np.uint64 and cols["retransmits"].tolist() == [1, 0, 0]
 
 
 @needs_root

@@ -36,6 +36,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..kernel.names import PREFIX as _OURS_PREFIX
@@ -149,9 +150,15 @@ def receive(cfg: dict[str, Any]) -> None:
         s.listen(4)
         listeners.append(s)
 
-    # A sized flow's bytes: when the receiver has them all (CLOCK_MONOTONIC ns).
+    # A sized flow's bytes: when the receiver has them all (CLOCK_MONOTONIC
+    # ns), if before the run's end (``end[0]``, once t0 is known), as the
+    # simulator counts a completion.
     targets = cfg.get("sizes") or [None] * n
     done: list[int | None] = [None] * n
+    end = [0]
+
+    def complete(now: int) -> int | None:
+        return now if now < end[0] else None
 
     def serve(i: int) -> None:
         conn, _ = listeners[i].accept()
@@ -164,7 +171,8 @@ def receive(cfg: dict[str, Any]) -> None:
                 return
             received[i] += got
             if targets[i] is not None and done[i] is None and received[i] >= targets[i]:
-                done[i] = time.monotonic_ns()
+                done[i] = complete(time.monotonic_ns())
+                targets[i] = None
 
     for i in range(n):
         threading.Thread(target=serve, args=(i,), daemon=True).start()
@@ -172,8 +180,10 @@ def receive(cfg: dict[str, Any]) -> None:
     workload_done: list[int | None] = []
     if workload:
         workload_done = [None] * len(workload["targets"])
-        threading.Thread(target=_serve_workloads, args=(cfg["addr"], workload, workload_done), daemon=True).start()
+        threading.Thread(target=_serve_workloads, args=(cfg["addr"], workload, workload_done, complete),
+                         daemon=True).start()
     t0 = _handshake()
+    end[0] = t0 + cfg["duration_ns"]
     samples = []
     for tick in _ticks(t0, cfg):
         _sleep_until(tick)
@@ -187,11 +197,13 @@ def receive(cfg: dict[str, Any]) -> None:
              "done_ns": done, "workload_done_ns": workload_done})
 
 
-def _serve_workloads(addr: str, cfg: dict[str, Any], done: list[int | None]) -> None:
+def _serve_workloads(addr: str, cfg: dict[str, Any], done: list[int | None],
+                     complete: Callable[[int], int | None]) -> None:
     """The workloads' connections, all in one thread (a run may open
     thousands): accepts on each workload's port, knows flow k by its source
     port (workloads.SOURCE_PORT_BASE + k), and notes when it has all of
-    flow k's bytes (``cfg["targets"][k]``) in ``done[k]``."""
+    flow k's bytes (``cfg["targets"][k]``) in ``done[k]`` (``complete(now)``:
+    None after the run's end)."""
     import selectors
 
     sel = selectors.DefaultSelector()
@@ -227,8 +239,9 @@ def _serve_workloads(addr: str, cfg: dict[str, Any], done: list[int | None]) -> 
                 key.fileobj.close()
                 continue
             received[k] += got
-            if done[k] is None and received[k] >= targets[k]:
-                done[k] = time.monotonic_ns()
+            if received[k] >= targets[k] > 0:
+                done[k] = complete(time.monotonic_ns())
+                targets[k] = 0  # once
 
 
 def is_ours(kernel_name: str) -> bool:
@@ -358,6 +371,7 @@ def _run_workloads(cfg: dict[str, Any], t0: int, end: int, errors: list[str], ou
     flows, n_w = cfg["flows"], len(cfg["max_active"])
     sel = selectors.DefaultSelector()
     active, peak, refused = [0] * n_w, [0] * n_w, [0] * n_w
+    started = [False] * len(flows)
     connected: list[int | None] = [None] * len(flows)
     retransmits = [0] * len(flows)
     written: dict[int, tuple[socket.socket, int]] = {}  # all written, not yet all acknowledged
@@ -382,6 +396,7 @@ def _run_workloads(cfg: dict[str, Any], t0: int, end: int, errors: list[str], ou
                 errors.append(f"workload {w} flow {k}: {err.strerror or err}")
                 s.close()
                 continue
+            started[k] = True
             active[w] += 1
             peak[w] = max(peak[w], active[w])
             sel.register(s, selectors.EVENT_WRITE, [k, w, left])
@@ -418,7 +433,7 @@ def _run_workloads(cfg: dict[str, Any], t0: int, end: int, errors: list[str], ou
         written[key.data[0]] = (key.fileobj, key.data[1])
     for k, (s, _) in written.items():
         retransmits[k] = tcp_info(s).total_retrans
-    out.update(connected_ns=connected, retransmits=retransmits, refused=refused, peak_active=peak)
+    out.update(started=started, connected_ns=connected, retransmits=retransmits, refused=refused, peak_active=peak)
 
 
 def main(argv: list[str]) -> None:

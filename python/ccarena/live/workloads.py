@@ -64,18 +64,19 @@ def schedule(cfg: dict[str, Any]) -> list[tuple[int, int, int, int]]:
 def records(flows: list[tuple[int, int, int, int]], tx: dict[str, Any], rx: dict[str, Any],
             n_workloads: int) -> tuple[list[dict[str, int]], dict[str, Any]]:
     """(per workload its counts, the started flows' records as numpy
-    columns) from the agents' reports: the sender's (``connected_ns``, None
-    for a refused arrival; ``retransmits``; per workload ``refused`` and
-    ``peak_active``) and the receiver's (``done_ns``: when it had every
-    byte, None if never)."""
+    columns) from the agents' reports: the sender's (``started``: not
+    refused; ``connected_ns``, None if the connection was not established;
+    ``retransmits``; per workload ``refused`` and ``peak_active``) and the
+    receiver's (``workload_done_ns``: when it had every byte, None if not
+    by the run's end)."""
     import numpy as np
 
     sent, got = tx["workload"], rx["workload_done_ns"]
-    started = [k for k in range(len(flows)) if sent["connected_ns"][k] is not None]
+    started = [k for k in range(len(flows)) if sent["started"][k]]
 
     def fct(k: int) -> int:
         done, connected = got[k], sent["connected_ns"][k]
-        return NOT_DONE if done is None else max(0, done - connected)
+        return NOT_DONE if done is None or connected is None else max(0, done - connected)
 
     columns = {
         "workload": np.asarray([flows[k][0] for k in started], dtype=np.uint32),
