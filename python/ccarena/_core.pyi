@@ -42,6 +42,12 @@ def workload_arrivals(config_json: str, workload: int) -> tuple[list[int], list[
     ``arrivals``). Raises as :func:`simulate` does."""
     ...
 
+def app_on_periods(config_json: str, flow: int) -> list[tuple[int, int]]:
+    """Flow ``flow``'s application's ON periods, (start, end) ns from its
+    start, up to the run's duration (crates/sim/src/app.rs, ``on_periods``);
+    empty without an ``app``. Raises as :func:`simulate` does."""
+    ...
+
 def validate(config_json: str) -> None:
     """Check a configuration as :func:`simulate` would, without running it.
 

@@ -275,11 +275,18 @@ def send(cfg: dict[str, Any]) -> None:
         stop = end if flow["stop_ns"] is None else min(end, t0 + flow["stop_ns"])
         s.settimeout(0.05)
         view = memoryview(payload)
-        # A sized flow writes its bytes and then nothing more.
+        # A sized flow writes its bytes and then nothing more; an
+        # application-limited one only what its application has written.
         left = flow.get("size")
+        app = _App(flow["app"], connected[i], s) if flow.get("app") else None
         while time.monotonic_ns() < stop and left != 0:
+            want = _CHUNK if app is None else app.writable(time.monotonic_ns(), stop)
+            if left is not None:
+                want = min(want, left)
+            if want == 0:
+                continue
             try:
-                sent = s.send(view if left is None else view[:min(left, _CHUNK)])
+                sent = s.send(view[:want])
             except TimeoutError:
                 continue
             except OSError as err:
@@ -287,6 +294,8 @@ def send(cfg: dict[str, Any]) -> None:
                 return
             if left is not None:
                 left -= sent
+            if app is not None:
+                app.written += sent
 
     # Fail before t0 if a congestion control cannot be set at all.
     for i, flow in enumerate(flows):
@@ -356,6 +365,52 @@ def send(cfg: dict[str, Any]) -> None:
                       "sndbuf_limited_us": info.sndbuf_limited_us})
     _finish({"samples": samples, "final": final, "errors": errors, "drained": drained, "netstat": netstat(),
              "connected_ns": connected, "workload": workload_out})
+
+
+#: TCP_NOTSENT_LOWAT (linux/tcp.h), and what an application-limited flow
+#: allows: a socket that took 64 MB of an unlimited application before an
+#: OFF period would go on sending for seconds of it; the simulator's
+#: application gives its sender only what it can send.
+_TCP_NOTSENT_LOWAT = 25
+_APP_UNSENT_BYTES = 128 << 10
+
+
+class _App:
+    """A flow's application (the scenario's ``app``; crates/sim/src/app.rs):
+    ON periods (offsets from the connection, the simulator's draws) in
+    which it writes at ``rate_bps`` (whole segments, evenly: by ON time t,
+    floor(rate x t / (8 x mss)) segments) or, without a rate, as much as
+    the socket takes; nothing in between."""
+
+    def __init__(self, cfg: dict[str, Any], start_ns: int, sock: socket.socket) -> None:
+        self.on = [(start_ns + a, start_ns + b) for a, b in cfg["on"]]
+        self.rate_bps, self.mss = cfg["rate_bps"], cfg["mss"]
+        self.written = 0
+        sock.setsockopt(socket.IPPROTO_TCP, _TCP_NOTSENT_LOWAT, _APP_UNSENT_BYTES)
+
+    def writable(self, now: int, stop: int) -> int:
+        """Bytes to write now; 0 after sleeping until there may be some
+        (or the flow's stop)."""
+        on_time, nxt = 0, stop
+        for a, b in self.on:
+            if now < a:
+                nxt = a
+                break
+            on_time += min(now, b) - a
+            if now < b:
+                nxt = None
+                break
+        if nxt is not None:  # OFF until the next period
+            _sleep_until(min(nxt, stop))
+            return 0
+        if self.rate_bps is None:
+            return _CHUNK
+        due = self.rate_bps * on_time // (8 * 10**9 * self.mss) * self.mss
+        if due > self.written:
+            return min(_CHUNK, due - self.written)
+        need_ns = (self.written + self.mss) * 8 * 10**9 // self.rate_bps - on_time
+        _sleep_until(min(now + max(need_ns, 1), stop))
+        return 0
 
 
 def _run_workloads(cfg: dict[str, Any], t0: int, end: int, errors: list[str], out: dict[str, Any]) -> None:

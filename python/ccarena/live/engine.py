@@ -102,10 +102,6 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
         if link.get("aggregate_ns"):
             raise ScenarioError(f"link[{k}].aggregate" if links else "bottleneck.aggregate",
                                 "the live engine has no aggregating link; an aggregating link runs in the simulator")
-    for i, flow in enumerate(cfg["flows"]):
-        if flow.get("app") is not None:
-            raise ScenarioError(f"flow[{i}].app", "the live engine's agents send as fast as they may; "
-                                "application-limited senders run in the simulator")
     if len(endpoints(cfg)) > testbed.MAX_FLOWS:
         raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows and workloads")
     workloads.schedule(cfg)  # refuses more arrivals than the agents take
@@ -406,6 +402,7 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
             {"src": testbed.flow_addr(i), "dst": testbed.RECEIVER_ADDR, "port": ports[i],
              "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"],
              **({"size": sizes[i]} if sizes[i] is not None else {}),
+             **({"app": app_schedule(cfg, i)} if f.get("app") else {}),
              **({"netns": f"/run/netns/{names.senders[i]}"} if names.senders else {})}
             for i, f in enumerate(flows)
         ]
@@ -464,6 +461,15 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
         "limited": limited_report(tx_doc),
     }
     return result
+
+
+def app_schedule(cfg: dict[str, Any], i: int) -> dict[str, Any]:
+    """Flow i's application for the sender agent: its rate and its ON
+    periods, the simulator's own draws (crates/sim/src/app.rs)."""
+    from .. import _core
+
+    return {"rate_bps": cfg["flows"][i]["app"].get("rate_bps"), "mss": cfg["mss"],
+            "on": _core.app_on_periods(json.dumps(cfg), i)}
 
 
 def add_sized_flows(cfg: dict[str, Any], raw: dict[str, Any], arrivals: list[tuple[int, int, int, int]],
