@@ -1,4 +1,4 @@
-"""Sized flows and [[workload]]s in the live engine (live/workloads.py):
+"""Sized flows, [[workload]]s and applications in the live engine (live/workloads.py, agent.py):
 the arrivals are the simulator's own draws, the records are shaped as
 the simulator's, so that flows.parquet and summary.json's ``workloads``
 come from the same code.
@@ -26,7 +26,7 @@ from ccarena import load_scenario
 from ccarena.api import simulate
 from ccarena.errors import ScenarioError
 from ccarena.live import workloads
-from ccarena.live.engine import check_supported, delay_line_args, load_live_scenario
+from ccarena.live.engine import app_schedule, check_supported, delay_line_args, load_live_scenario
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="live tests need root (they create network namespaces)")
 needs_delay_line = pytest.mark.skipif(not DELAYLINE.exists(), reason="delay line not built (make build)")
@@ -57,18 +57,36 @@ def test_the_live_arrivals_are_the_simulators():
     assert all(nbytes == -(-size // 1448) * 1448 for _, _, size, nbytes in live)
 
 
-def test_sized_flows_and_workloads_are_live_scenarios_and_apps_are_refused():
+def test_sized_flows_workloads_and_apps_are_live_scenarios():
     assert check_supported(load_scenario(small_workload())) == "kernel"
     assert check_supported(load_scenario(EXAMPLES / "short-flows-next-to-bbr.toml")) == "kernel"
     assert check_supported(load_scenario(EXAMPLES / "workload-websearch-next-to-bbr.toml")) == "kernel"
     doc = small_workload()
     doc["flow"][0]["app"] = {"rate": "10Mbit"}
-    with pytest.raises(ScenarioError) as err:
-        check_supported(load_scenario(doc))
-    assert err.value.path == "flow[0].app" and "\n" not in str(err.value)
+    assert check_supported(load_scenario(doc)) == "kernel"
     with pytest.raises(ScenarioError) as err:
         check_supported(load_scenario({**small_workload(duration="600s", load=0.9)}))
     assert err.value.path == "workload" and f"{workloads.MAX_WORKLOAD_FLOWS}" in str(err.value)
+
+
+def test_an_apps_on_periods_are_the_simulators():
+    """Fixed periods exactly; exponential ones the simulator's draws from
+    the flow's stream (crates/sim/src/app.rs checks they are where its
+    source writes), different per flow."""
+    doc = {"duration": "1s", "bottleneck": {"rate": "10Mbit", "buffer": "1bdp"},
+           "flow": [{"cc": "cubic", "rtt": "10ms", "app": {"rate": "5Mbit", "on": "100ms", "off": "200ms",
+                                                            "periods": "fixed"}},
+                    {"cc": "cubic", "rtt": "10ms", "app": {"on": "100ms", "off": "200ms"}},
+                    {"cc": "cubic", "rtt": "10ms", "app": {"on": "100ms", "off": "200ms"}},
+                    {"cc": "cubic", "rtt": "10ms"}]}
+    cfg = load_scenario(doc).config
+    fixed = app_schedule(cfg, 0)
+    assert fixed == {"rate_bps": 5_000_000, "mss": 1448,
+                     "on": [(0, 100_000_000), (300_000_000, 400_000_000), (600_000_000, 700_000_000),
+                            (900_000_000, 1_000_000_000)]}
+    a, b = app_schedule(cfg, 1)["on"], app_schedule(cfg, 2)["on"]
+    assert a != b and a[0][0] == 0 and all(s < e <= n for (s, e), (n, _) in zip(a, a[1:]))
+    assert app_schedule(cfg, 1)["rate_bps"] is None
 
 
 def test_each_workload_is_a_delay_line_endpoint_after_the_flows():
@@ -129,3 +147,28 @@ def test_a_workload_runs_live(clean_host, tmp_path):
     assert 0.5 < small["slowdown"].median() < 20, small.describe()
     wl = summary["workloads"][0]
     assert wl["arrived"] == sum(1 for w, *_ in expected if w == 0) and wl["window"]["completed"] > 0
+
+
+@needs_root
+@needs_delay_line
+@needs_iproute2
+def test_an_application_limited_sender_writes_at_its_rate_live(clean_host, tmp_path):
+    """A 10 Mbit/s application next to a bulk flow gets its 10 Mbit/s
+    (payload), not its share; an ON/OFF one (fixed 0.5 s in 1 s) is idle
+    every other half second."""
+    import tomli_w
+
+    doc = {"duration": "10s", "measure": {"from": "2s"}, "bottleneck": {"rate": "50Mbit", "buffer": "1bdp"},
+           "flow": [{"cc": "bbr", "rtt": "20ms", "app": {"rate": "10Mbit"}},
+                    {"cc": "cubic", "rtt": "20ms", "app": {"on": "500ms", "off": "500ms", "periods": "fixed"}},
+                    {"cc": "cubic", "rtt": "20ms"}]}
+    scenario, out = tmp_path / "app.toml", tmp_path / "run"
+    scenario.write_text(tomli_w.dumps(doc))
+    done = live_cli("live", "run", scenario, "--out", out)
+    assert done.returncode == 0, done.stderr
+    flows = json.loads((out / "summary.json").read_text())["flows"]
+    assert 9.0 < flows[0]["goodput_mbps"] <= 10.3, flows
+    series = pq.read_table(out / "timeseries.parquet").to_pandas()
+    on_off = series[(series.flow == 1) & (series.t_s > 2)]
+    idle = (on_off["goodput_mbps"] < 1).mean()
+    assert 0.25 < idle < 0.75, on_off["goodput_mbps"].tolist()
