@@ -89,7 +89,7 @@ def _diff(a: float | None, b: float | None, scale: float = 1.0, fmt: str = "+.1f
 
 
 def max_share_gap_pp(sim: Result, live: Result) -> float:
-    return max(abs(100 * (s["share"] - v["share"])) for s, v in zip(sim.flows, live.flows, strict=True))
+    return max((abs(100 * (s["share"] - v["share"])) for s, v in zip(sim.flows, live.flows, strict=True)), default=0.0)
 
 
 def table(sim: Result, live: Result) -> str:
