@@ -23,6 +23,7 @@ from test_live import DELAYLINE, clean_host, live_cli  # noqa: F401  (clean_host
 
 from ccarena import load_scenario, run
 from ccarena.errors import ScenarioError
+from ccarena.live.compare import table as compare_table
 from ccarena.live.engine import check_supported, delay_line_args, load_live_scenario
 from ccarena.live.rawresult import build_raw
 from ccarena.results import Result
@@ -112,6 +113,9 @@ def test_a_live_topologys_summary_has_the_simulators_fields(tmp_path):
     assert flow["maxmin_mbps"] == sim.summary["flows"][0]["maxmin_mbps"]
     assert [link["name"] for link in live.summary["links"]] == ["up", "down"]
     assert live.summary["links"][1]["queue_delay_ms"]["p50"] == 1.4
+    # `ccarena compare` shows each flow's base RTT and its goodput over its max-min share.
+    lines = compare_table(sim, live).splitlines()
+    assert "of max-min sim" in lines[0] and " 50 ms " in lines[2], lines
     live.save(tmp_path / "live")
     table = pq.read_table(tmp_path / "live" / "link.parquet")
     assert table.column("link").to_pylist()[:4] == [0, 1, 0, 1]

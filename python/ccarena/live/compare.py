@@ -93,13 +93,17 @@ def max_share_gap_pp(sim: Result, live: Result) -> float:
 
 
 def table(sim: Result, live: Result) -> str:
+    # A topology's flows: their base RTT (links' delays included) and
+    # their goodput over their max-min share on each engine.
+    routed = any("of_maxmin" in f for f in sim.flows)
     rows = [("flow", "cc", "rtt", "share sim", "share live", "Δ pp", "Mbit/s sim", "Mbit/s live", "Δ Mbit/s",
-             "retx sim", "retx live")]
+             "retx sim", "retx live") + (("of max-min sim", "of max-min live") if routed else ())]
     for s, v in zip(sim.flows, live.flows, strict=True):
-        rows.append((str(s["index"]), v["cc"], f"{s['rtt_ms']:g} ms", _pct(s["share"]), _pct(v["share"]),
-                     _diff(s["share"], v["share"], 100), _num(s["goodput_mbps"]), _num(v["goodput_mbps"]),
-                     _diff(s["goodput_mbps"], v["goodput_mbps"], 1, "+.2f"), str(s["retransmits"]),
-                     str(v["retransmits"])))
+        rows.append((str(s["index"]), v["cc"], f"{s.get('base_rtt_ms', s['rtt_ms']):g} ms", _pct(s["share"]),
+                     _pct(v["share"]), _diff(s["share"], v["share"], 100), _num(s["goodput_mbps"]),
+                     _num(v["goodput_mbps"]), _diff(s["goodput_mbps"], v["goodput_mbps"], 1, "+.2f"),
+                     str(s["retransmits"]), str(v["retransmits"]))
+                    + ((_pct(s["of_maxmin"]), _pct(v["of_maxmin"])) if routed else ()))
     a, b = sim.summary, live.summary
     qa, qb = a["queue_delay_ms"], b["queue_delay_ms"]
     totals = [
