@@ -11,6 +11,7 @@
 #   make bench-reproduce  wall time of `ccarena reproduce all` (budget: 15 min)
 #   make bench-delayline  live delay line throughput and CPU (root; a 10-s live run at 10 Gbit/s, one at 1 Gbit/s)
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
+#   make bench-parking-lot  the parking lot's max-min shares, BBR and CUBIC: 10 simulator seeds vs 5 live runs each (root; ~15 min)
 #   make bench-fidelity   simulator (host models) vs repeated kernel runs, flow by flow, and a lone BBR flow's queue (live part cached in docs/; --live: root, ~80 min)
 #   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
 #   make bench-scorecard  the scorecard of every algorithm, twice (seeds 1-5, 6-10): wall time, Kendall's tau of the rankings
@@ -41,7 +42,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-fidelity bench-memory bench-sweep bench-scorecard clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-parking-lot bench-fidelity bench-memory bench-sweep bench-scorecard clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -104,6 +105,9 @@ bench-delayline: build
 
 bench-agreement: build
 	$(PY) bench/bench_agreement.py
+
+bench-parking-lot: build
+	$(PY) bench/bench_parking_lot.py $(ARGS)
 
 bench-fidelity: build
 	$(PY) bench/bench_fidelity.py $(ARGS)

@@ -547,12 +547,12 @@ def test_a_bad_flow_size_is_one_line_naming_the_field(size, problem):
         ccarena.load_scenario(doc)
 
 
-def test_the_live_engine_refuses_a_sized_flow_before_the_run(tmp_path):
+def test_the_live_engine_refuses_a_topology_on_the_kernel_bottleneck_before_the_run(tmp_path):
     from conftest import EXAMPLES, run_cli
 
-    done = run_cli("live", "run", EXAMPLES / "short-flows-next-to-bbr.toml", "--out", tmp_path / "x")
+    done = run_cli("live", "run", EXAMPLES / "parking-lot.toml", "--bottleneck", "kernel", "--out", tmp_path / "x")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "ccarena: error: flow[1].size: the live engine runs bulk flows only (its agents send until the run ends); "
-        "sized flows run in the simulator"]
+        "ccarena: error: --bottleneck: the kernel bottleneck (TBF + bfifo) cannot do [[link]] tables (a topology) "
+        "here (one link, no sch_red, no netem); use --bottleneck userspace"]
     assert not (tmp_path / "x").exists()

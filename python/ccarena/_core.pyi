@@ -34,6 +34,19 @@ def fcts_alone(config_json: str, workload: int, sizes: list[int]) -> list[int | 
     """The completion times alone on the empty path, ns (None: not complete
     by the run's end), of workload ``workload``'s flows of ``sizes`` bytes,
     in order (crates/sim/src/alone.rs). Raises as :func:`simulate` does."""
+    ...
+
+def workload_arrivals(config_json: str, workload: int) -> tuple[list[int], list[int]]:
+    """Workload ``workload``'s arrivals before the run's end as the engine
+    draws them: (times ns, sizes bytes) (crates/sim/src/workload.rs,
+    ``arrivals``). Raises as :func:`simulate` does."""
+    ...
+
+def app_on_periods(config_json: str, flow: int) -> list[tuple[int, int]]:
+    """Flow ``flow``'s application's ON periods, (start, end) ns from its
+    start, up to the run's duration (crates/sim/src/app.rs, ``on_periods``);
+    empty without an ``app``. Raises as :func:`simulate` does."""
+    ...
 
 def validate(config_json: str) -> None:
     """Check a configuration as :func:`simulate` would, without running it.

@@ -35,7 +35,7 @@ use crate::ecn;
 /// the simulator's 1514-byte full packets do.
 pub const ETHERNET_HEADER: u32 = 14;
 /// Wire size of a full-sized packet (RED's mean packet size).
-const FULL_PACKET_WIRE: u32 = 1514;
+pub const FULL_PACKET_WIRE: u32 = 1514;
 
 pub struct Link {
     queue: Bottleneck,
@@ -48,6 +48,11 @@ pub struct Link {
     schedule: VecDeque<(u64, u64)>,
     pending_schedule: Vec<(u64, u64)>,
     n_flows: usize,
+    /// Whether the queue also carries the flows' ACKs (a topology's
+    /// reverse paths), under keys `n_flows + flow` as in the simulator
+    /// (sim::topology): fair queueing then gives them queues of their own
+    /// and their drops are counted apart from the data's.
+    carries_acks: bool,
     /// Per flow, ACKs seen going back with ECE set.
     ece_acks: Vec<u64>,
     /// Arrivals dropped that were Not-ECT (packets; with an ECN-marking
@@ -57,15 +62,18 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(cfg: &BottleneckConfig, n_flows: usize, seed: u64) -> Self {
+    /// `carries_acks`: see the field; the queue then has `2 * n_flows` keys.
+    pub fn new(cfg: &BottleneckConfig, n_flows: usize, carries_acks: bool, seed: u64) -> Self {
+        let keys = if carries_acks { 2 * n_flows } else { n_flows };
         Link {
-            queue: Bottleneck::new(cfg, n_flows, FULL_PACKET_WIRE),
+            queue: Bottleneck::new(cfg, keys, FULL_PACKET_WIRE),
             rng: SimRng::new(seed),
             payloads: Payloads::default(),
             busy_until: None,
             schedule: VecDeque::new(),
             pending_schedule: cfg.schedule.iter().map(|c| (c.at_ns, c.rate_bps)).collect(),
             n_flows,
+            carries_acks,
             ece_acks: vec![0; n_flows],
             not_ect_drops: 0,
         }
@@ -86,7 +94,9 @@ impl Link {
         }
     }
 
-    /// A data packet of `flow` arrives at `now_ns`; false if dropped.
+    /// A packet under queue key `flow` (a flow's data, or with
+    /// `carries_acks` `n_flows + flow` for its ACKs) arrives at `now_ns`;
+    /// false if dropped.
     /// Call [`Link::advance`] up to `now_ns` first.
     pub fn offer(&mut self, now_ns: u64, flow: usize, bytes: Vec<u8>) -> bool {
         let wire_bytes = bytes.len() as u32 + ETHERNET_HEADER;
@@ -119,7 +129,8 @@ impl Link {
     }
 
     /// Completes every transmission and rate change due by `now_ns`, in
-    /// time order; `sent(flow, end_ns, bytes)` gets each packet that left.
+    /// time order; `sent(key, end_ns, bytes)` gets each packet that left
+    /// (`key` as offered).
     pub fn advance(&mut self, now_ns: u64, sent: &mut dyn FnMut(usize, u64, Vec<u8>)) {
         loop {
             let tx = self.busy_until.filter(|&t| t <= now_ns);
@@ -172,10 +183,14 @@ impl Link {
         let s = &self.queue.stats;
         let per_flow =
             |f: &dyn Fn(usize) -> u64| (0..self.n_flows).map(|i| f(i).to_string()).collect::<Vec<_>>().join(", ");
+        let ack_drops = match self.carries_acks {
+            true => format!(", \"flow_ack_drops\": [{}]", per_flow(&|i| self.queue.flow_drops(self.n_flows + i))),
+            false => String::new(),
+        };
         format!(
             "{{\"bytes\": {}, \"packets\": {}, \"drops\": {}, \"policed\": {}, \"backlog\": {}, \"rate_bps\": {}, \
              \"sojourn_sum_ns\": {}, \"sojourn_count\": {}, \"max_backlog\": {}, \"flow_backlog\": [{}], \
-             \"flow_drops\": [{}], \"drops_not_ect\": {}, \"marks\": {}, \"flow_marks\": [{}], \"flow_ece_acks\": [{}]}}",
+             \"flow_drops\": [{}], \"drops_not_ect\": {}, \"marks\": {}, \"flow_marks\": [{}], \"flow_ece_acks\": [{}]{}}}",
             s.tx_bytes,
             s.tx_packets,
             s.drops,
@@ -191,6 +206,7 @@ impl Link {
             s.marks,
             per_flow(&|i| self.queue.flow_marks(i)),
             per_flow(&|i| self.ece_acks[i]),
+            ack_drops,
         )
     }
 
@@ -263,7 +279,7 @@ mod tests {
         // One opportunity 2 ms into every 2 ms; the run's time zero at 1 s.
         let mut c = cfg(vec![]);
         c.trace = Some(sim::config::TraceConfig::from_ms(&[2], 1514));
-        let mut link = Link::new(&c, 1, 1);
+        let mut link = Link::new(&c, 1, false, 1);
         link.start(1_000_000_000);
         assert!(link.offer(1_000_500_000, 0, vec![0; 1500]));
         assert_eq!(link.next_event(), Some(1_002_000_000));
@@ -271,7 +287,7 @@ mod tests {
 
     #[test]
     fn serialises_back_to_back_on_its_own_timeline() {
-        let mut link = Link::new(&cfg(vec![]), 2, 1);
+        let mut link = Link::new(&cfg(vec![]), 2, false, 1);
         link.start(0);
         // Four 1500-byte IP packets at t = 1000: one on the wire, three queued.
         for flow in [0, 1, 0, 1] {
@@ -293,7 +309,7 @@ mod tests {
 
     #[test]
     fn applies_rate_changes_relative_to_start() {
-        let mut link = Link::new(&cfg(vec![RateChange { at_ns: 500, rate_bps: 50_000_000 }]), 1, 1);
+        let mut link = Link::new(&cfg(vec![RateChange { at_ns: 500, rate_bps: 50_000_000 }]), 1, false, 1);
         link.start(10_000);
         assert_eq!(link.next_event(), Some(10_500));
         link.advance(20_000, &mut |_, _, _| panic!("nothing was sent"));
@@ -310,7 +326,7 @@ mod tests {
         let mut c = cfg(vec![]);
         c.aqm = Aqm::Fq;
         c.buffer_bytes = 4 * 1514;
-        let mut link = Link::new(&c, 2, 1);
+        let mut link = Link::new(&c, 2, false, 1);
         link.start(0);
         for k in 0..5u8 {
             assert!(link.offer(0, 0, vec![k; 1500]));
@@ -338,7 +354,7 @@ mod tests {
         c.buffer_bytes = 100 * 1514;
         let nz = |v| std::num::NonZeroU64::new(v).unwrap();
         c.policer = Some(sim::config::PolicerConfig { rate_bps: nz(10_000_000), burst_bytes: nz(2 * 1514) });
-        let mut link = Link::new(&c, 1, 1);
+        let mut link = Link::new(&c, 1, false, 1);
         link.start(0);
         let passed = (0..5).filter(|_| link.offer(0, 0, vec![0; 1500])).count();
         assert_eq!(passed, 2, "the burst is two packets");
@@ -349,7 +365,7 @@ mod tests {
     fn counts_the_not_ect_packets_it_drops() {
         // A three-packet buffer, full; then one ECT(0) and one Not-ECT
         // arrival are both tail-dropped, and only the second is Not-ECT.
-        let mut link = Link::new(&cfg(vec![]), 1, 1);
+        let mut link = Link::new(&cfg(vec![]), 1, false, 1);
         link.start(0);
         let ip = |tos: u8| {
             let mut p = vec![0u8; 1500];

@@ -11,7 +11,8 @@
 //!     delayline --tun NAME --flow 10.201.1.10=5000000 [--flow ADDR=NS ...]
 //!               [--flow-schedule ADDR=T_NS:NS[,T_NS:NS...] ...]
 //!               [--flow-jitter ADDR=NS ...]
-//!               [--bottleneck BOTTLENECK_JSON|@FILE] [--seed N] [--trace FILE] [--check]
+//!               [--bottleneck BOTTLENECK_JSON|@FILE ...] [--flow-path ADDR=K[,K...] ...]
+//!               [--flow-reverse ADDR=K[,K...] ...] [--seed N] [--trace FILE] [--check]
 //!
 //! `--check` reads the arguments and builds the bottleneck as a run would,
 //! prints `ok` and exits, without a device (no root needed): the front
@@ -33,7 +34,13 @@
 //!
 //! With `--bottleneck` (a `sim::config::BottleneckConfig` as JSON), data
 //! packets (from a flow's address) first pass the simulator's bottleneck
-//! queue (link.rs), then their delay; ACKs only their delay. That queue
+//! queue (link.rs), then their delay; ACKs only their delay. Given several
+//! times, or with `--flow-path ADDR=K[,K...]` / `--flow-reverse
+//! ADDR=K[,K...]` (link indices, the `--bottleneck`s in order from 0), it
+//! is a topology (network.rs): each flow's data crosses the links of its
+//! path (default: link 0), its ACKs those of its reverse path (default:
+//! none), each link followed by its `delay_ns`; a flow's own delay comes
+//! after the links. That queue
 //! counts and serialises one wire packet per entry, so this mode keeps
 //! the device per-packet (no offloads): a 64-KB frame must not be one
 //! "packet" for RED, the drop decision or the per-packet serialisation.
@@ -43,13 +50,15 @@
 //!
 //! Prints `ready` on stdout once the device exists. Commands on stdin, one
 //! per line: `t0 NS` (time zero of the run: rate and RTT schedules start),
-//! `s` (print one JSON line of link counters), `s+` / `s-` (the same, then
-//! start / stop recording sojourn times). On SIGTERM/SIGINT it prints one
+//! `s` (print one JSON line of link counters; a topology's: `{"links":
+//! [...], "acks": [...], "acks_compressed": [...]}`, network.rs), `s+` /
+//! `s-` (the same, then start / stop recording sojourn times). On SIGTERM/SIGINT it prints one
 //! JSON line of statistics and exits 0. It dies with its parent
 //! (PR_SET_PDEATHSIG).
 
 mod ecn;
 mod link;
+mod network;
 mod queue;
 mod sys;
 mod trace;
@@ -60,7 +69,7 @@ use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 
-use link::Link;
+use network::{FlowRoute, Network};
 use queue::{DelayQueues, Endpoint};
 use trace::PacketTrace;
 use sim::config::BottleneckConfig;
@@ -83,7 +92,12 @@ const READ_BUFFER: usize = 128 << 10;
 struct Args {
     tun: String,
     endpoints: Vec<Endpoint>,
-    bottleneck: Option<BottleneckConfig>,
+    /// The links, link 0 first (empty: no userspace bottleneck).
+    links: Vec<BottleneckConfig>,
+    /// Per endpoint, its flow's routes through `links`.
+    routes: Vec<FlowRoute>,
+    /// Whether the statistics are a topology's (all links, `links`).
+    topology: bool,
     seed: u64,
     check: bool,
     trace: Option<std::path::PathBuf>,
@@ -112,6 +126,27 @@ fn endpoint_of<'a>(endpoints: &'a mut [Endpoint], spec: &str, addr: [u8; 4]) -> 
     endpoints.iter_mut().find(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))
 }
 
+/// `ADDR=K[,K...]`: a flow's route through the links, by index.
+fn parse_route(option: &str, text: &str) -> Result<(String, [u8; 4], Vec<usize>), String> {
+    let spec = format!("{option} {text}");
+    let (addr, links) = text.split_once('=').ok_or(format!("{spec}: expected ADDR=K[,K...]"))?;
+    let addr = parse_addr(&spec, addr)?;
+    let links = links.split(',').map(|k| k.parse().map_err(|_| format!("{spec}: bad link index {k:?}"))).collect::<Result<Vec<usize>, _>>()?;
+    Ok((spec, addr, links))
+}
+
+/// Checks a route's link indices: each an existing link, none twice (a
+/// packet's place in its route is found by its link).
+fn check_route(spec: &str, route: &[usize], n_links: usize) -> Result<(), String> {
+    if let Some(k) = route.iter().find(|&&k| k >= n_links) {
+        return Err(format!("{spec}: link {k} does not exist ({n_links} --bottleneck given)"));
+    }
+    if route.iter().enumerate().any(|(i, k)| route[..i].contains(k)) {
+        return Err(format!("{spec}: a route crosses each link once"));
+    }
+    Ok(())
+}
+
 /// `T_NS:DELAY_NS[,T_NS:DELAY_NS...]`, strictly increasing in time.
 fn parse_schedule(spec: &str, text: &str) -> Result<Vec<(u64, u64)>, String> {
     let mut changes: Vec<(u64, u64)> = Vec::new();
@@ -132,7 +167,9 @@ fn parse_args() -> Result<Args, String> {
     let mut endpoints: Vec<Endpoint> = Vec::new();
     let mut schedules = Vec::new();
     let mut jitters = Vec::new();
-    let mut bottleneck = None;
+    let mut links = Vec::new();
+    let mut paths = Vec::new();
+    let mut reverses = Vec::new();
     let mut seed = 1;
     let mut check = false;
     let mut trace = None;
@@ -161,8 +198,10 @@ fn parse_args() -> Result<Args, String> {
                 if let Some(path) = text.strip_prefix('@') {
                     text = std::fs::read_to_string(path).map_err(|e| format!("--bottleneck {text}: {e}"))?;
                 }
-                bottleneck = Some(serde_json::from_str(&text).map_err(|e| format!("--bottleneck: {e}"))?);
+                links.push(serde_json::from_str(&text).map_err(|e| format!("--bottleneck: {e}"))?);
             }
+            "--flow-path" => paths.push(parse_route("--flow-path", &value()?)?),
+            "--flow-reverse" => reverses.push(parse_route("--flow-reverse", &value()?)?),
             "--seed" => seed = value()?.parse().map_err(|_| "--seed: expected an integer".to_string())?,
             "--check" => check = true,
             "--trace" => trace = Some(value()?.into()),
@@ -175,8 +214,23 @@ fn parse_args() -> Result<Args, String> {
     for (spec, addr, jitter) in jitters {
         endpoint_of(&mut endpoints, &spec, addr)?.ack_jitter_ns = jitter;
     }
+    let topology = links.len() > 1 || !paths.is_empty() || !reverses.is_empty();
+    if topology && links.is_empty() {
+        return Err("--flow-path and --flow-reverse need --bottleneck".into());
+    }
+    let mut routes = vec![FlowRoute { path: vec![0], reverse: vec![] }; endpoints.len()];
+    for (spec, addr, path) in paths {
+        check_route(&spec, &path, links.len())?;
+        let i = endpoints.iter().position(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
+        routes[i].path = path;
+    }
+    for (spec, addr, reverse) in reverses {
+        check_route(&spec, &reverse, links.len())?;
+        let i = endpoints.iter().position(|e| e.addr == addr).ok_or(format!("{spec}: no --flow has this address"))?;
+        routes[i].reverse = reverse;
+    }
     let tun = tun.ok_or("--tun is required")?;
-    Ok(Args { tun, endpoints, bottleneck, seed, check, trace })
+    Ok(Args { tun, endpoints, links, routes, topology, seed, check, trace })
 }
 
 #[derive(Default)]
@@ -213,12 +267,16 @@ impl Stats {
         self.late_over_1ms += u64::from(late_ns > LATE_NS);
     }
 
-    fn json(&mut self, link: Option<&mut Link>) -> String {
+    fn json(&mut self, network: Option<&mut Network>, topology: bool) -> String {
         let mean_us = self.lateness.mean().unwrap_or(0.0) / 1e3;
         let mut pct = |p: f64| self.lateness.percentile(p).unwrap_or(0) as f64 / 1e3;
         let (p50, p99, p999) = (pct(50.0), pct(99.0), pct(99.9));
-        let link_fields = match link {
-            Some(link) => format!(", \"link\": {}, {}", link.stats_json(), link.sojourn_json()),
+        let link_fields = match network {
+            Some(network) if topology => format!(", \"links\": {}", network.final_links_json()),
+            Some(network) => {
+                let link = network.first_link();
+                format!(", \"link\": {}, {}", link.stats_json(), link.sojourn_json())
+            }
             None => String::new(),
         };
         format!(
@@ -253,24 +311,28 @@ fn say(line: &str) -> std::io::Result<()> {
 }
 
 /// Executes the complete command lines in `pending`.
-fn commands(pending: &mut Vec<u8>, queues: &mut DelayQueues, link: &mut Option<Link>) -> std::io::Result<()> {
+fn commands(pending: &mut Vec<u8>, queues: &mut DelayQueues, network: &mut Option<Network>, topology: bool) -> std::io::Result<()> {
     while let Some(end) = pending.iter().position(|&b| b == b'\n') {
         let line: Vec<u8> = pending.drain(..=end).collect();
         let line = String::from_utf8_lossy(&line).trim().to_string();
         if let Some(t0) = line.strip_prefix("t0 ") {
             if let Ok(t0) = t0.trim().parse::<u64>() {
                 queues.start(t0);
-                if let Some(link) = link.as_mut() {
-                    link.start(t0);
+                if let Some(network) = network.as_mut() {
+                    network.start(t0);
                 }
             }
         } else if line.starts_with('s') {
-            let stats = link.as_ref().map_or("null".to_string(), |l| l.stats_json());
+            let stats = match network.as_mut() {
+                Some(network) if topology => network.stats_json(),
+                Some(network) => network.first_link().stats_json(),
+                None => "null".to_string(),
+            };
             say(&stats)?;
-            if let Some(link) = link.as_mut() {
+            if let Some(network) = network.as_mut() {
                 match line.as_str() {
-                    "s+" => link.set_recording(true),
-                    "s-" => link.set_recording(false),
+                    "s+" => network.set_recording(true),
+                    "s-" => network.set_recording(false),
                     _ => {}
                 }
             }
@@ -279,19 +341,39 @@ fn commands(pending: &mut Vec<u8>, queues: &mut DelayQueues, link: &mut Option<L
     Ok(())
 }
 
-fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
+/// The delay queues and the network of `args`: a flow's ACKs that cross
+/// no link take the mirror of its data path's delays in their host delay;
+/// a flow's ACK jitter is drawn where its ACKs leave the receiver, before
+/// a reverse path's first link (network.rs), else in the host delay.
+fn build(args: &Args) -> (DelayQueues, Option<Network>) {
+    let mut endpoints = args.endpoints.clone();
+    let network = (!args.links.is_empty()).then(|| {
+        let jitters: Vec<u64> = endpoints.iter().map(|e| e.ack_jitter_ns).collect();
+        Network::new(&args.links, &args.routes, &jitters, args.seed)
+    });
+    if let Some(network) = &network {
+        for (i, e) in endpoints.iter_mut().enumerate() {
+            e.ack_extra_ns = network.ack_extra_ns(i);
+            if network.draws_ack_jitter(i) {
+                e.ack_jitter_ns = 0;
+            }
+        }
+    }
+    (DelayQueues::new(endpoints, args.seed), network)
+}
+
+fn run(args: Args) -> std::io::Result<(Stats, Option<Network>)> {
     sys::set_process_options()?;
     let realtime = sys::try_realtime_priority();
     let signals = sys::termination_signals()?;
     // GSO frames only without the userspace bottleneck (see the top).
-    let gso = args.bottleneck.is_none();
+    let gso = args.links.is_empty();
     let tun = sys::open_tun(&args.tun, gso)?;
     let header = if gso { vnet::HEADER_LEN } else { 0 };
     let mut trace = args.trace.as_deref().map(PacketTrace::create).transpose()?;
     sys::set_nonblocking(0)?;
     say("ready")?;
-    let mut queues = DelayQueues::new(args.endpoints, args.seed);
-    let mut link = args.bottleneck.as_ref().map(|cfg| Link::new(cfg, queues.n_endpoints(), args.seed));
+    let (mut queues, mut network) = build(&args);
     let tun_fd = tun.as_raw_fd();
     let mut fds = vec![tun_fd, signals.as_raw_fd(), 0];
     let mut stats = Stats { realtime, gso, ..Stats::default() };
@@ -299,7 +381,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
     let mut pending = Vec::new();
     loop {
         let now = sys::monotonic_ns();
-        let next = match (queues.next_due(), link.as_ref().and_then(|l| l.next_event())) {
+        let next = match (queues.next_due(), network.as_ref().and_then(|n| n.next_event())) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -308,7 +390,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
             if let Some(trace) = trace.as_mut() {
                 trace.flush()?;
             }
-            return Ok((stats, link));
+            return Ok((stats, network));
         }
         if fds.len() > 2 && ready[2] {
             match sys::read_nonblocking(0, &mut buf)? {
@@ -317,7 +399,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
                 }
                 Some(n) => {
                     pending.extend_from_slice(&buf[..n]);
-                    commands(&mut pending, &mut queues, &mut link)?;
+                    commands(&mut pending, &mut queues, &mut network, args.topology)?;
                 }
                 None => {}
             }
@@ -338,17 +420,14 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
                         if let Some(trace) = trace.as_mut() {
                             trace.record(trace::Kind::Read, arrived, 0, key, &frame[header..])?;
                         }
-                        match link.as_mut() {
-                            // Data (from the flow's address) through the bottleneck first.
-                            Some(link) if key % 2 == 0 => {
-                                link.advance(arrived, &mut |flow, end, bytes| {
-                                    queues.push(2 * flow, end, bytes);
+                        match network.as_mut() {
+                            Some(network) => {
+                                network.advance(arrived, &mut |key, t, bytes| {
+                                    queues.push(key, t, bytes);
                                 });
-                                link.offer(arrived, key / 2, frame.to_vec());
-                            }
-                            Some(link) => {
-                                link.note_ack(key / 2, &frame[header..]);
-                                queues.push(key, arrived, frame.to_vec());
+                                if let Some(bytes) = network.enter(arrived, key, frame.to_vec()) {
+                                    queues.push(key, arrived, bytes);
+                                }
                             }
                             None => {
                                 queues.push(key, arrived, frame.to_vec());
@@ -360,12 +439,15 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Link>)> {
             }
         }
         let now = sys::monotonic_ns();
-        if let Some(link) = link.as_mut() {
-            link.advance(now, &mut |flow, end, bytes| {
-                queues.push(2 * flow, end, bytes);
+        if let Some(network) = network.as_mut() {
+            network.advance(now, &mut |key, t, bytes| {
+                queues.push(key, t, bytes);
             });
         }
         while let Some(packet) = queues.pop_due(now) {
+            if let (Some(network), 1) = (network.as_mut(), packet.key % 2) {
+                network.ack_delivered(packet.key / 2, packet.due_ns);
+            }
             let late = now - packet.due_ns;
             stats.packets += 1;
             stats.bytes += (packet.bytes.len() - header) as u64;
@@ -390,16 +472,14 @@ fn main() -> ExitCode {
         }
     };
     if args.check {
-        let queues = DelayQueues::new(args.endpoints, args.seed);
-        if let Some(cfg) = &args.bottleneck {
-            Link::new(cfg, queues.n_endpoints(), args.seed);
-        }
+        build(&args);
         println!("ok");
         return ExitCode::SUCCESS;
     }
+    let topology = args.topology;
     match run(args) {
-        Ok((mut stats, mut link)) => {
-            println!("{}", stats.json(link.as_mut()));
+        Ok((mut stats, mut network)) => {
+            println!("{}", stats.json(network.as_mut(), topology));
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -424,7 +504,7 @@ mod tests {
                 stats.note_late(late);
             }
         }
-        let json: serde_json::Value = serde_json::from_str(&stats.json(None)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&stats.json(None, false)).unwrap();
         let us = |k: &str| json[k].as_f64().unwrap();
         assert_eq!(us("lateness_p50_us"), 20.0);
         assert_eq!(us("lateness_p99_us"), 2000.0);
@@ -432,5 +512,15 @@ mod tests {
         assert_eq!(us("lateness_max_us"), 12000.0);
         assert_eq!(json["late_over_1ms"], 15);
         assert!((us("lateness_mean_us") - 69.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_route_names_existing_links_each_once() {
+        let (spec, addr, route) = parse_route("--flow-path", "10.201.1.10=0,2,1").unwrap();
+        assert_eq!((addr, route.clone()), ([10, 201, 1, 10], vec![0, 2, 1]));
+        assert!(check_route(&spec, &route, 3).is_ok());
+        assert!(check_route(&spec, &route, 2).unwrap_err().contains("link 2 does not exist"));
+        assert!(check_route(&spec, &[0, 1, 0], 2).unwrap_err().contains("once"));
+        assert!(parse_route("--flow-path", "10.201.1.10=").unwrap_err().contains("bad link index"));
     }
 }

@@ -34,11 +34,15 @@ pub struct Endpoint {
     /// Largest extra delay of each packet to it (its ACKs), ns: the
     /// scenario's `jitter`, drawn as the simulator draws it.
     pub ack_jitter_ns: u64,
+    /// What its ACKs' delay adds for links they do not cross (a topology's
+    /// flow without a reverse path: the mirror of its data path's
+    /// delays, network.rs), ns.
+    pub ack_extra_ns: u64,
 }
 
 impl Endpoint {
     pub fn fixed(addr: [u8; 4], delay_ns: u64) -> Self {
-        Endpoint { addr, delay_ns, schedule: Vec::new(), ack_jitter_ns: 0 }
+        Endpoint { addr, delay_ns, schedule: Vec::new(), ack_jitter_ns: 0, ack_extra_ns: 0 }
     }
 
     /// The one-way delay in force at `now_ns` when the run started at
@@ -98,16 +102,12 @@ impl DelayQueues {
         None
     }
 
-    pub fn n_endpoints(&self) -> usize {
-        self.endpoints.len()
-    }
-
     /// Queues a packet that enters key `key`'s delay at `entered_ns`;
     /// returns its due time.
     pub fn push(&mut self, key: usize, entered_ns: u64, bytes: Vec<u8>) -> u64 {
         let mut delay = self.endpoints[key / 2].delay_at(self.t0_ns, entered_ns);
         if key % 2 == 1 {
-            delay += self.jitters[key / 2].draw();
+            delay += self.endpoints[key / 2].ack_extra_ns + self.jitters[key / 2].draw();
         }
         let queue = &mut self.queues[key];
         let behind = queue.back().map_or(0, |d| d.due_ns);
@@ -224,6 +224,14 @@ mod tests {
             vec![(1, 11_099), (2, 11_300), (4, 11_550), (3, 11_800), (5, 12_200), (6, 12_200), (7, 12_200), (8, 12_310)]
         );
         assert_eq!(q.queued_bytes(), 0);
+    }
+
+    #[test]
+    fn acks_of_a_flow_whose_acks_cross_no_link_take_the_data_paths_delays_too() {
+        let endpoint = Endpoint { ack_extra_ns: 30, ..Endpoint::fixed(A, 100) };
+        let mut q = DelayQueues::new(vec![endpoint], 1);
+        assert_eq!(q.push(0, 0, vec![0]), 100);
+        assert_eq!(q.push(1, 0, vec![0]), 130);
     }
 
     #[test]

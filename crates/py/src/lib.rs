@@ -98,6 +98,28 @@ fn fcts_alone(py: Python<'_>, config_json: &str, workload: usize, sizes: Vec<u64
         .map_err(PyValueError::new_err)
 }
 
+/// Workload `workload`'s arrivals before the run's end as the engine
+/// draws them (`sim::workload::arrivals`): (times ns, sizes bytes). Raises
+/// `ValueError` as `validate` does.
+#[pyfunction]
+fn workload_arrivals(config_json: &str, workload: usize) -> PyResult<(Vec<u64>, Vec<u64>)> {
+    let config = parse(config_json)?;
+    let wl = config.workloads.get(workload).ok_or_else(|| PyValueError::new_err(format!("workloads[{workload}]: no such workload")))?;
+    Ok(sim::workload::arrivals(wl, config.seed, workload, config.duration_ns).into_iter().unzip())
+}
+
+/// Flow `flow`'s application's ON periods as (start, end) ns offsets from
+/// its start, up to the run's duration (`sim::app::on_periods`); empty if
+/// it has no `app`. Raises `ValueError` as `validate` does.
+#[pyfunction]
+fn app_on_periods(config_json: &str, flow: usize) -> PyResult<Vec<(u64, u64)>> {
+    let config = parse(config_json)?;
+    let fc = config.flows.get(flow).ok_or_else(|| PyValueError::new_err(format!("flows[{flow}]: no such flow")))?;
+    Ok(fc.app.as_ref().map_or_else(Vec::new, |app| {
+        sim::app::on_periods(app, config.mss, config.seed, flow, config.duration_ns)
+    }))
+}
+
 /// What `simulate` returns as JSON: a `SimResult`'s counters.
 #[derive(Serialize)]
 struct Counters<'a> {
@@ -282,6 +304,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(fcts_alone, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_arrivals, m)?)?;
+    m.add_function(wrap_pyfunction!(app_on_periods, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(capacity_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(base_rtt_ns, m)?)?;

@@ -160,6 +160,27 @@ impl AppSource {
     }
 }
 
+/// Flow `flow`'s ON periods (a run seeded `run_seed`) as offsets from its
+/// start, up to `until_ns` after it: the periods [`AppSource`] draws (the
+/// flow's stream, in order), for the live engine's agent, which writes
+/// only inside them (python/ccarena/live/agent.py). One period, to
+/// `until_ns`, without ON/OFF.
+pub fn on_periods(cfg: &AppConfig, mss: u32, run_seed: u64, flow: usize, until_ns: u64) -> Vec<(u64, u64)> {
+    let mut app = AppSource::for_flow(cfg, mss, run_seed, flow);
+    app.start(0);
+    let mut on = Vec::new();
+    while let Some(p) = app.period {
+        if p.on {
+            on.push((p.start_ns, p.end_ns.min(until_ns)));
+        }
+        if p.end_ns >= until_ns {
+            return on;
+        }
+        app.advance(p.end_ns);
+    }
+    on
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +191,30 @@ mod tests {
     fn app(rate_bps: Option<u64>, on_off: Option<(u64, u64, bool)>) -> AppSource {
         let on_off = on_off.map(|(on_ns, off_ns, exponential)| OnOffConfig { on_ns, off_ns, exponential });
         AppSource::for_flow(&AppConfig { rate_bps, on_off }, 1448, 1, 0)
+    }
+
+    #[test]
+    fn the_on_periods_are_the_sources_own() {
+        let cfg = |exponential| AppConfig {
+            rate_bps: None,
+            on_off: Some(OnOffConfig { on_ns: 10 * MS, off_ns: 30 * MS, exponential }),
+        };
+        assert_eq!(on_periods(&cfg(false), 1448, 1, 0, 100 * MS), vec![(0, 10 * MS), (40 * MS, 50 * MS), (80 * MS, 90 * MS)]);
+        // Exponential: each ON period is where the source writes, the rest not.
+        let periods = on_periods(&cfg(true), 1448, 7, 2, 10_000 * MS);
+        let mut a = AppSource::for_flow(&cfg(true), 1448, 7, 2);
+        a.start(0);
+        for &(start, end) in &periods {
+            for t in [start, end - 1] {
+                a.advance(t);
+                assert_eq!(a.written(t), Written::Unlimited);
+            }
+            a.advance(end);
+            assert_eq!(a.written(end), Written::Segments(0));
+        }
+        assert!(periods.len() > 100);
+        let always = AppConfig { rate_bps: Some(1_000_000), on_off: None };
+        assert_eq!(on_periods(&always, 1448, 1, 0, 5 * MS), vec![(0, 5 * MS)]);
     }
 
     #[test]

@@ -108,6 +108,23 @@ impl Workload {
     }
 }
 
+/// Every arrival of workload `index` (of a run seeded `run_seed`) before
+/// `until_ns`, in order, with its size: what the event loop draws
+/// (`event_loop.rs`: the first arrival after the workload's start; at each,
+/// the flow's size and CC seed, then the gap to the next), whether or not
+/// the flow may start. The live engine's senders open a connection at
+/// each (python/ccarena/live/workloads.py).
+pub fn arrivals(cfg: &WorkloadConfig, run_seed: u64, index: usize, until_ns: u64) -> Vec<(u64, u64)> {
+    let mut wl = Workload::new(cfg, run_seed, index);
+    let mut out = Vec::new();
+    let mut next = wl.next_arrival_ns(cfg.start_ns);
+    while let Some(at) = next.filter(|&t| t < until_ns) {
+        out.push((at, wl.draw_flow().0));
+        next = wl.next_arrival_ns(at);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

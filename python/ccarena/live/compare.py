@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import workload_results
 from ..results import Result
 from ..scenario import ResolvedScenario, apply_overrides, param_specs, read_toml, resolve
 from .ccs import sim_name
@@ -40,10 +41,11 @@ def load_both(path: str | Path, overrides: Mapping[str, Any] | Iterable[tuple[st
     if overrides:
         doc = apply_overrides(doc, overrides)
     live = load_live_scenario(doc, bottleneck=bottleneck, base_dir=path.parent)
-    sim_doc = apply_overrides(doc, [(f"flow.{i}.cc", sim_name(f["cc"])) for i, f in enumerate(doc["flow"])])
+    sim_doc = apply_overrides(doc, [(f"{table}.{i}.cc", sim_name(f["cc"])) for table in ("flow", "workload")
+                                    for i, f in enumerate(doc.get(table) or [])])
     if sim_signals == "bpf":
         sim_doc = apply_overrides(sim_doc, [(f"flow.{i}.params.{ESTIMATE_PARAM}", 1)
-                                            for i, f in enumerate(sim_doc["flow"])
+                                            for i, f in enumerate(sim_doc.get("flow") or [])
                                             if any(spec.key == ESTIMATE_PARAM for spec in param_specs(f["cc"]))])
     sim = resolve(sim_doc, name=path.stem, base_dir=path.parent)
     live = ResolvedScenario(name=path.stem, model=live.model, human=live.human, config=live.config)
@@ -87,17 +89,21 @@ def _diff(a: float | None, b: float | None, scale: float = 1.0, fmt: str = "+.1f
 
 
 def max_share_gap_pp(sim: Result, live: Result) -> float:
-    return max(abs(100 * (s["share"] - v["share"])) for s, v in zip(sim.flows, live.flows, strict=True))
+    return max((abs(100 * (s["share"] - v["share"])) for s, v in zip(sim.flows, live.flows, strict=True)), default=0.0)
 
 
 def table(sim: Result, live: Result) -> str:
+    # A topology's flows: their base RTT (links' delays included) and
+    # their goodput over their max-min share on each engine.
+    routed = any("of_maxmin" in f for f in sim.flows)
     rows = [("flow", "cc", "rtt", "share sim", "share live", "Δ pp", "Mbit/s sim", "Mbit/s live", "Δ Mbit/s",
-             "retx sim", "retx live")]
+             "retx sim", "retx live") + (("of max-min sim", "of max-min live") if routed else ())]
     for s, v in zip(sim.flows, live.flows, strict=True):
-        rows.append((str(s["index"]), v["cc"], f"{s['rtt_ms']:g} ms", _pct(s["share"]), _pct(v["share"]),
-                     _diff(s["share"], v["share"], 100), _num(s["goodput_mbps"]), _num(v["goodput_mbps"]),
-                     _diff(s["goodput_mbps"], v["goodput_mbps"], 1, "+.2f"), str(s["retransmits"]),
-                     str(v["retransmits"])))
+        rows.append((str(s["index"]), v["cc"], f"{s.get('base_rtt_ms', s['rtt_ms']):g} ms", _pct(s["share"]),
+                     _pct(v["share"]), _diff(s["share"], v["share"], 100), _num(s["goodput_mbps"]),
+                     _num(v["goodput_mbps"]), _diff(s["goodput_mbps"], v["goodput_mbps"], 1, "+.2f"),
+                     str(s["retransmits"]), str(v["retransmits"]))
+                    + ((_pct(s["of_maxmin"]), _pct(v["of_maxmin"])) if routed else ()))
     a, b = sim.summary, live.summary
     qa, qb = a["queue_delay_ms"], b["queue_delay_ms"]
     totals = [
@@ -116,6 +122,8 @@ def table(sim: Result, live: Result) -> str:
     lines = _align(rows, right_from=3)
     lines.append("")
     lines += _align([("", "sim", "live", "Δ (sim - live)"), *totals], right_from=1)
+    if a.get("workloads"):
+        lines += ["", "sim:", *workload_results.lines(a), "live:", *workload_results.lines(b)]
     gap = max_share_gap_pp(sim, live)
     verdict = "within" if gap <= TOLERANCE_PP else "OUTSIDE"
     lines += ["", f"largest share difference {gap:.1f} pp ({verdict} ±{TOLERANCE_PP:g} pp)"]

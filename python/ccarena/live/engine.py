@@ -26,7 +26,8 @@ from ..errors import ScenarioError
 from ..results import Result
 from ..rundir import check_target
 from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, source_dir
-from . import capacity, interrupts, testbed
+from ..topology import is_topology, link_configs
+from . import capacity, interrupts, testbed, workloads
 from .agent import DRAIN_S
 from .ccs import cc_key, cleanup_registrations, is_kernel_cc, known_names, resolve_kernel_names
 from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
@@ -65,12 +66,13 @@ def load_live_scenario(
         doc, name = read_source(source)
         if overrides:
             doc = apply_overrides(doc, overrides)
-        for i, flow in enumerate(doc.get("flow") or []):
-            if isinstance(flow, dict) and flow.get("params") and is_kernel_cc(str(flow.get("cc"))):
-                raise ScenarioError(
-                    f"flow[{i}].params",
-                    f"the live engine cannot set a kernel algorithm's parameters (use '{flow.get('cc')}@ccarena')",
-                )
+        for table in ("flow", "workload"):
+            for i, flow in enumerate(doc.get(table) or []):
+                if isinstance(flow, dict) and flow.get("params") and is_kernel_cc(str(flow.get("cc"))):
+                    raise ScenarioError(
+                        f"{table}[{i}].params",
+                        f"the live engine cannot set a kernel algorithm's parameters (use '{flow.get('cc')}@ccarena')",
+                    )
         from .. import _core
 
         resolved = resolve(doc, name=name, known_ccs=known_names(set(_core.cc_names())), base_dir=base_dir if base_dir is not None else source_dir(source))
@@ -89,33 +91,25 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     """Refuses what the live engine cannot run; returns the bottleneck to
     use: ``kernel`` (TBF + bfifo) for a plain droptail link, ``userspace``
     (the simulator's queue inside the delay line) for RED, fair queueing,
-    a policer, random loss or a rate schedule, or when asked for."""
+    a policer, random loss, a rate schedule or a topology ([[link]]s: the
+    delay line then carries every link and route), or when asked for."""
     cfg = scenario.config
     bn = cfg["bottleneck"]
     if bottleneck not in BOTTLENECKS:
         raise ScenarioError("--bottleneck", f"expected one of {', '.join(BOTTLENECKS)}, got {bottleneck!r}")
-    if "link" in scenario.human:
-        raise ScenarioError("link", "the live engine runs the dumbbell ([bottleneck]) only; [[link]] topologies "
-                                    "run in the simulator")
-    if bn.get("aggregate_ns"):
-        raise ScenarioError("bottleneck.aggregate", "the live engine has no aggregating link; an aggregating "
-                                                    "link runs in the simulator")
-    if cfg.get("workloads"):
-        raise ScenarioError("workload", "the live engine runs the [[flow]]s only (its agents send until the run ends); "
-                                        "[[workload]]s run in the simulator")
-    for i, flow in enumerate(cfg["flows"]):
-        if flow.get("size_bytes") is not None:
-            raise ScenarioError(f"flow[{i}].size", "the live engine runs bulk flows only (its agents send until the "
-                                "run ends); sized flows run in the simulator")
-        if flow.get("app") is not None:
-            raise ScenarioError(f"flow[{i}].app", "the live engine's agents send as fast as they may; "
-                                "application-limited senders run in the simulator")
-    if len(cfg["flows"]) > testbed.MAX_FLOWS:
-        raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows")
+    links = "link" in scenario.human
+    for k, link in enumerate(link_configs(cfg)):
+        if link.get("aggregate_ns"):
+            raise ScenarioError(f"link[{k}].aggregate" if links else "bottleneck.aggregate",
+                                "the live engine has no aggregating link; an aggregating link runs in the simulator")
+    if len(endpoints(cfg)) > testbed.MAX_FLOWS:
+        raise ScenarioError("flow", f"the live testbed supports at most {testbed.MAX_FLOWS} flows and workloads")
+    workloads.schedule(cfg)  # refuses more arrivals than the agents take
     if cfg["interval_ns"] < MIN_INTERVAL_NS:
         raise ScenarioError("output.interval", "the live engine samples at most every 10ms")
     needs_userspace = [
         reason for reason, present in (
+            ("[[link]] tables (a topology)", links),
             (f"aqm = \"{bn['aqm']}\"", bn["aqm"] != "droptail"),
             ("a policer", bn.get("policer") is not None),
             ("random loss", bn["loss"] > 0),
@@ -127,10 +121,17 @@ def check_supported(scenario: ResolvedScenario, bottleneck: str = "auto") -> str
     ecn_mode(cfg)
     if bottleneck == "kernel" and needs_userspace:
         raise ScenarioError("--bottleneck", f"the kernel bottleneck (TBF + bfifo) cannot do {needs_userspace[0]} "
-                            "here (no sch_red, no netem); use --bottleneck userspace")
+                            "here (one link, no sch_red, no netem); use --bottleneck userspace")
     if bottleneck == "auto":
         return "userspace" if needs_userspace else "kernel"
     return bottleneck
+
+
+def endpoints(cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """The delay line's endpoints, each an address of the sender
+    namespace: the [[flow]]s, then one per [[workload]] (all of its flows
+    connect from it: its RTT, path and jitter)."""
+    return [*cfg["flows"], *(cfg.get("workloads") or [])]
 
 
 def ecn_mode(cfg: dict[str, Any]) -> str:
@@ -138,10 +139,11 @@ def ecn_mode(cfg: dict[str, Any]) -> str:
     (net.ipv4.tcp_ecn in the sender's and the receiver's namespace), so
     every flow must use the same; AccECN needs a kernel that accepts
     tcp_ecn = 3."""
-    modes = [f.get("ecn", "off") for f in cfg["flows"]]
+    modes = [f.get("ecn", "off") for f in endpoints(cfg)]
     for i, mode in enumerate(modes):
         if mode != modes[0]:
-            raise ScenarioError(f"flow.{i}.ecn", f"{mode!r} differs from flow 0's {modes[0]!r}: the live engine sets "
+            where = f"flow.{i}.ecn" if i < len(cfg["flows"]) else f"workload.{i - len(cfg['flows'])}.ecn"
+            raise ScenarioError(where, f"{mode!r} differs from flow 0's {modes[0]!r}: the live engine sets "
                                 "ECN per host (net.ipv4.tcp_ecn), for all flows at once")
     if modes[0] == "accecn" and not _kernel_accepts_tcp_ecn(testbed.TCP_ECN["accecn"]):
         raise ScenarioError("flow.0.ecn", "this kernel does not accept net.ipv4.tcp_ecn = 3 (AccECN): "
@@ -169,9 +171,12 @@ def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None
     relative to the run's t0; its ACKs' jitter, drawn from the run's seed
     as the simulator draws it; with the userspace bottleneck, its
     configuration (the delay line then keeps its device per-packet),
-    written to ``bottleneck_file`` when it is larger than an argument may be."""
+    written to a file beside ``bottleneck_file`` when it is larger than an
+    argument may be; a topology's links likewise (link 0 first), and each
+    flow's path and reverse path through them."""
     args = []
-    for i, f in enumerate(cfg["flows"]):
+    topology = is_topology(cfg)
+    for i, f in enumerate(endpoints(cfg)):
         addr = testbed.flow_addr(i)
         args += ["--flow", f"{addr}={f['rtt_ns'] // 2}"]
         if f.get("rtt_schedule"):
@@ -179,15 +184,21 @@ def delay_line_args(cfg: dict[str, Any], mode: str, bottleneck_file: Path | None
             args += ["--flow-schedule", f"{addr}={changes}"]
         if f.get("jitter_ns"):
             args += ["--flow-jitter", f"{addr}={f['jitter_ns']}"]
+        if topology:
+            args += ["--flow-path", f"{addr}={','.join(map(str, f.get('path') or [0]))}"]
+            if f.get("reverse_path"):
+                args += ["--flow-reverse", f"{addr}={','.join(map(str, f['reverse_path']))}"]
     if mode == "userspace":
-        text = json.dumps(cfg["bottleneck"])
-        if len(text) > MAX_INLINE_BOTTLENECK_BYTES:
-            if bottleneck_file is None:
-                raise ValueError("a bottleneck this large needs a file")
-            bottleneck_file.write_text(text)
-            text = f"@{bottleneck_file}"
-        args += ["--bottleneck", text]
-    if mode == "userspace" or any(f.get("jitter_ns") for f in cfg["flows"]):
+        for k, link in enumerate(link_configs(cfg) if topology else [cfg["bottleneck"]]):
+            text = json.dumps(link)
+            if len(text) > MAX_INLINE_BOTTLENECK_BYTES:
+                if bottleneck_file is None:
+                    raise ValueError("a bottleneck this large needs a file")
+                path = bottleneck_file if k == 0 else bottleneck_file.with_name(f"link{k}-{bottleneck_file.name}")
+                path.write_text(text)
+                text = f"@{path}"
+            args += ["--bottleneck", text]
+    if mode == "userspace" or any(f.get("jitter_ns") for f in endpoints(cfg)):
         args += ["--seed", str(cfg["seed"])]
     return args
 
@@ -274,6 +285,8 @@ def run_live(
     the signal then ends the command as it would have otherwise."""
     mode = check_supported(scenario, bottleneck)
     choices.check()
+    if choices.senders == "separate" and scenario.config.get("workloads"):
+        raise ScenarioError("--senders", "separate senders run the [[flow]]s only; [[workload]]s run with shared ones")
     if choices.qdisc != testbed.QDISCS[0] and mode != "kernel":
         raise ScenarioError("--qdisc", f"{choices.qdisc} is the kernel bottleneck's; this run uses the {mode} one")
     binary = check_prerequisites()
@@ -344,13 +357,14 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
     seconds (``what``) at a terminal (ccarena.progress)."""
     cfg = scenario.config
     flows = cfg["flows"]
+    arrivals = workloads.schedule(cfg)
     names = testbed.Names.for_prefix(run_prefix(), len(flows) if choices.senders == "separate" else 0)
     children: list[Child] = []
     stack = ExitStack()
     sampler = None
     try:
-        kernel_cc = resolve_kernel_names([cc_key(f) for f in flows], stack)
-        testbed.create_namespaces(names, len(flows), ecn_mode(cfg), choices.socket_buffers)
+        kernel_cc = resolve_kernel_names([cc_key(f) for f in endpoints(cfg)], stack)
+        testbed.create_namespaces(names, len(endpoints(cfg)), ecn_mode(cfg), choices.socket_buffers)
 
         with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
             delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
@@ -368,19 +382,31 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
                                        choices.qdisc)
 
         timing = {"interval_ns": cfg["interval_ns"], "duration_ns": cfg["duration_ns"]}
-        ports = [testbed.BASE_PORT + i for i in range(len(flows))]
+        ports = [testbed.BASE_PORT + i for i in range(len(endpoints(cfg)))]
+        sizes = [None if f.get("size_bytes") is None else workloads.payload_bytes(f["size_bytes"], cfg["mss"])
+                 for f in flows]
+        wls = cfg.get("workloads") or []
         agent = [sys.executable, "-m", "ccarena.live.agent"]
-        receiver = Child("receiver", ["ip", "netns", "exec", names.rx, *agent, "recv",
-                                      json.dumps({**timing, "addr": testbed.RECEIVER_ADDR, "ports": ports})])
+        receiver_cfg = {**timing, "addr": testbed.RECEIVER_ADDR, "ports": ports[:len(flows)], "sizes": sizes}
+        sender_cfg: dict[str, Any] = {**timing}
+        if wls:
+            both = {"ports": ports[len(flows):], "source_port_base": workloads.SOURCE_PORT_BASE}
+            receiver_cfg["workload"] = {**both, "targets": [a[3] for a in arrivals]}
+            sender_cfg["workload"] = {**both, "flows": [[w, t, size] for w, t, _, size in arrivals],
+                                      "max_active": [w["max_active"] for w in wls],
+                                      "cc": [kernel_cc[cc_key(w)] for w in wls], "dst": testbed.RECEIVER_ADDR,
+                                      "src": [testbed.flow_addr(len(flows) + j) for j in range(len(wls))]}
+        receiver = Child("receiver", ["ip", "netns", "exec", names.rx, *agent, "recv", json.dumps(receiver_cfg)])
         children.append(receiver)
-        sender_flows = [
+        sender_cfg["flows"] = [
             {"src": testbed.flow_addr(i), "dst": testbed.RECEIVER_ADDR, "port": ports[i],
              "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"],
+             **({"size": sizes[i]} if sizes[i] is not None else {}),
+             **({"app": app_schedule(cfg, i)} if f.get("app") else {}),
              **({"netns": f"/run/netns/{names.senders[i]}"} if names.senders else {})}
             for i, f in enumerate(flows)
         ]
-        sender = Child("sender", ["ip", "netns", "exec", names.tx, *agent, "send",
-                                  json.dumps({**timing, "flows": sender_flows})])
+        sender = Child("sender", ["ip", "netns", "exec", names.tx, *agent, "send", json.dumps(sender_cfg)])
         children.append(sender)
         deadline = time.monotonic() + _READY_TIMEOUT_S
         if receiver.next_line(deadline) != "ready":
@@ -417,12 +443,16 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
     if tx_doc["errors"]:
         raise ScenarioError("live", tx_doc["errors"][0])
     raw = build_raw(cfg, rx_doc, tx_doc, sampler.samples, delay_stats if mode == "userspace" else None)
+    add_sized_flows(cfg, raw, arrivals, tx_doc, rx_doc)
     result = Result(scenario, raw)
     result.summary["engine"] = "live"
     result.summary["live"] = {
         "kernel": platform.release(),
         "kernel_cc": [kernel_cc[cc_key(f)] for f in flows],
-        "bottleneck": "userspace (the simulator's queue in the delay line)" if mode == "userspace" else f"kernel ({choices.qdisc.upper()} + bfifo)",
+        "bottleneck": (("userspace (the simulator's queues in the delay line, a topology of "
+                        f"{len(link_configs(cfg))} links)" if is_topology(cfg) else
+                        "userspace (the simulator's queue in the delay line)")
+                       if mode == "userspace" else f"kernel ({choices.qdisc.upper()} + bfifo)"),
         "delay_line": delay_stats,
         "split_forwarding": split,
         "testbed": dataclasses.asdict(choices),
@@ -431,6 +461,33 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
         "limited": limited_report(tx_doc),
     }
     return result
+
+
+def app_schedule(cfg: dict[str, Any], i: int) -> dict[str, Any]:
+    """Flow i's application for the sender agent: its rate and its ON
+    periods, the simulator's own draws (crates/sim/src/app.rs)."""
+    from .. import _core
+
+    return {"rate_bps": cfg["flows"][i]["app"].get("rate_bps"), "mss": cfg["mss"],
+            "on": _core.app_on_periods(json.dumps(cfg), i)}
+
+
+def add_sized_flows(cfg: dict[str, Any], raw: dict[str, Any], arrivals: list[tuple[int, int, int, int]],
+                    tx_doc: dict[str, Any], rx_doc: dict[str, Any]) -> None:
+    """Sized flows' completion times (from their connection to their last
+    byte at the receiver) and workloads' records and counts, with the
+    simulator's times alone (workloads.py says why)."""
+    from ..api import _add_alone_fcts
+    from ..workload_results import add_alone_fcts
+
+    for i, res in enumerate(raw["flows"]):
+        done, connected = rx_doc["done_ns"][i], tx_doc["connected_ns"][i]
+        if cfg["flows"][i].get("size_bytes") is not None:
+            res["fct_ns"] = None if done is None or connected is None else max(0, done - connected)
+    _add_alone_fcts(cfg, raw)
+    if cfg.get("workloads"):
+        raw["workloads"], raw["workload_flows"] = workloads.records(arrivals, tx_doc, rx_doc, len(cfg["workloads"]))
+        add_alone_fcts(cfg, raw)
 
 
 def limited_report(tx_doc: dict[str, Any]) -> list[dict[str, float] | None]:

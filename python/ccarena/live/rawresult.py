@@ -18,10 +18,12 @@ when the drain timed out count as in_network.
 from __future__ import annotations
 
 import json
-
 from typing import Any
 
+import numpy as np
+
 from ..cc_modes import DRAIN, PROBE_BW, PROBE_RTT, STARTUP
+from ..topology import is_topology, link_configs
 
 #: Columns of a sender sample row (agent.py): cwnd, inflight, pacing bit/s,
 #: srtt us, min_rtt us, ca_state, total_retrans, bw estimate bit/s, gains
@@ -76,25 +78,87 @@ def _percentile(sorted_values: list[float], q: float) -> float | None:
     return sorted_values[index]
 
 
-def capacity_bytes(cfg: dict[str, Any], from_ns: int, to_ns: int) -> int:
-    """Bytes the link could send in [from, to): the simulator's own rule
-    (its trace's opportunities, or its rate schedule's integral)."""
+def capacity_bytes(cfg: dict[str, Any], from_ns: int, to_ns: int, link_cfg: dict[str, Any] | None = None) -> int:
+    """Bytes the link (``link_cfg``; default the bottleneck) could send in
+    [from, to): the simulator's own rule (its trace's opportunities, or its
+    rate schedule's integral)."""
     from .. import _core
 
+    if link_cfg is not None:
+        cfg = {**cfg, "bottleneck": link_cfg}
     return _core.capacity_bytes(json.dumps(cfg), from_ns, to_ns)
+
+
+def _forward_filled(samples: dict[int, Any], n_ticks: int, zero: Any) -> list[Any]:
+    """Index k: the sample at tick k, or the last one before it (a late
+    read covers the ticks it missed); ``zero`` at tick 0."""
+    at = [zero]
+    for k in range(1, n_ticks + 1):
+        at.append(samples.get(k, at[-1]))
+    return at
+
+
+def _link_raw(cfg: dict[str, Any], link_cfg: dict[str, Any], link_at: list[dict[str, Any]],
+              final: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, list]]:
+    """One link's result and telemetry columns from its counters per tick
+    (``link_at``, forward-filled) and, with the userspace bottleneck, its
+    final statistics (``final``: counters and per-packet sojourn percentiles)."""
+    iv = cfg["interval_ns"]
+    n_ticks = cfg["duration_ns"] // iv
+    k_from = cfg["measure_from_ns"] // iv
+    k_to = min(n_ticks, cfg["measure_to_ns"] // iv)
+    rate_bps = link_cfg["rate_bps"]
+    series: dict[str, list] = {key: [] for key in (
+        "t_ns", "queue_bytes", "queue_delay_us", "drops", "rate_bps", "tx_bytes")}
+    for k in range(1, n_ticks + 1):
+        now, before = link_at[k], link_at[k - 1]
+        series["t_ns"].append(k * iv)
+        series["queue_bytes"].append(now["backlog"])
+        if "sojourn_count" in now and final is not None:  # per-packet sojourn, mean over the interval
+            count = now["sojourn_count"] - before["sojourn_count"]
+            delay_us = (now["sojourn_sum_ns"] - before["sojourn_sum_ns"]) / count / 1e3 if count > 0 else 0.0
+        else:  # the kernel's queue: backlog / rate at the tick
+            delay_us = now["backlog"] * 8 / now.get("rate_bps", rate_bps) * 1e6
+        series["queue_delay_us"].append(delay_us)
+        series["drops"].append(max(0, now["drops"] - before["drops"]))
+        series["rate_bps"].append(now.get("rate_bps", rate_bps))
+        series["tx_bytes"].append(max(0, now["bytes"] - before["bytes"]))
+    delays = sorted(series["queue_delay_us"][k - 1] for k in range(k_from + 1, k_to + 1))
+    link = {
+        "tx_bytes_window": link_at[k_to]["bytes"] - link_at[k_from]["bytes"],
+        "capacity_bytes_window": capacity_bytes(cfg, cfg["measure_from_ns"], cfg["measure_to_ns"], link_cfg),
+        "tx_packets_total": link_at[n_ticks]["packets"],
+        "drops_window": link_at[k_to]["drops"] - link_at[k_from]["drops"],
+        # (the zero sample before the first tick has no marks: a window from 0 s)
+        "marks_window": (link_at[k_to]["marks"] - link_at[k_from].get("marks", 0)) if "marks" in link_at[k_to] else None,
+        "queue_delay_mean_us": sum(delays) / len(delays) if delays else None,
+        "queue_delay_p50_us": _percentile(delays, 0.5),
+        "queue_delay_p95_us": _percentile(delays, 0.95),
+        "queue_delay_p99_us": _percentile(delays, 0.99),
+        "max_queue_bytes": max(s["backlog"] for s in link_at),
+    }
+    if final is not None:  # every packet's sojourn in the window, and the true maximum
+        for key in ("mean", "p50", "p95", "p99"):
+            link[f"queue_delay_{key}_us"] = final.get(f"sojourn_{key}_us")
+        link["max_queue_bytes"] = final["max_backlog"]
+    return link, series
 
 
 def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
               link_samples: dict[int, dict[str, Any]], userspace: dict[str, Any] | None = None) -> dict[str, Any]:
     """``userspace``: the delay line's final statistics when it was the
-    bottleneck (per-packet sojourn percentiles, per-flow backlog)."""
+    bottleneck (per-packet sojourn percentiles, per-flow backlog). A
+    topology's samples and statistics have every link (``links``) and its
+    flows' ACK counts (network.rs in crates/delayline)."""
     iv = cfg["interval_ns"]
     n_ticks = cfg["duration_ns"] // iv
     n_flows = len(cfg["flows"])
-    rate_bps = cfg["bottleneck"]["rate_bps"]
     k_from = cfg["measure_from_ns"] // iv  # tick index (0: the start)
     k_to = min(n_ticks, cfg["measure_to_ns"] // iv)
     in_window = range(k_from + 1, k_to + 1)  # ticks whose interval ends inside the window
+    configs = link_configs(cfg)
+    topology = is_topology(cfg)
+    paths = [f.get("path", [0]) for f in cfg["flows"]]
 
     rx_bytes = [[0] * n_flows] + rx["bytes"]  # index k: cumulative at tick k
     samples = [[None] * n_flows] + tx["samples"]
@@ -103,19 +167,26 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
         row = samples[k][i]
         return 0 if row is None else row[_RETRANS]
 
-    # ---- link: forward-fill the counters over missed ticks.
-    zero = {"bytes": 0, "packets": 0, "drops": 0, "backlog": 0, "rate_bps": rate_bps,
-            "sojourn_sum_ns": 0, "sojourn_count": 0, "flow_backlog": [0] * n_flows}
-    link_at = [zero]
-    for k in range(1, n_ticks + 1):
-        link_at.append(link_samples.get(k, link_at[-1]))
+    # ---- links: forward-fill the counters over missed ticks.
+    def zero(link_cfg: dict[str, Any]) -> dict[str, Any]:
+        return {"bytes": 0, "packets": 0, "drops": 0, "backlog": 0, "rate_bps": link_cfg["rate_bps"],
+                "sojourn_sum_ns": 0, "sojourn_count": 0, "flow_backlog": [0] * n_flows}
+
+    if topology:
+        net_at = _forward_filled(link_samples, n_ticks, {"links": [zero(c) for c in configs],
+                                                         "acks": [0] * n_flows, "acks_compressed": [0] * n_flows})
+        links_at = [[net_at[k]["links"][j] for k in range(n_ticks + 1)] for j in range(len(configs))]
+        finals = userspace["links"] if userspace is not None else [None] * len(configs)
+    else:
+        links_at = [_forward_filled(link_samples, n_ticks, zero(configs[0]))]
+        finals = [None if userspace is None else {**userspace["link"], **userspace}]
+    link_parts = [_link_raw(cfg, c, at, final) for c, at, final in zip(configs, links_at, finals, strict=True)]
+    acks = topology and any("reverse_path" in f for f in cfg["flows"])
 
     series: dict[str, list] = {key: [] for key in (
         "t_ns", "flow", "goodput_bps", "cwnd", "inflight", "pacing_rate_bps", "srtt_us", "rtt_us", "min_rtt_us",
         "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "delivery_rate_bps", "cc_var", "extra_acked",
-        "queue_bytes", "retransmits")}
-    link_series: dict[str, list] = {key: [] for key in (
-        "t_ns", "queue_bytes", "queue_delay_us", "drops", "rate_bps", "tx_bytes")}
+        "queue_bytes", "retransmits", *(("acks", "acks_compressed") if acks else ()))}
     for k in range(1, n_ticks + 1):
         t_ns = k * iv
         for i in range(n_flows):
@@ -138,20 +209,16 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["delivery_rate_bps"].append(None if row is None else float(row[_DELIVERY]))
             series["cc_var"].append(None if row is None else row[_VAR])
             series["extra_acked"].append(None if row is None else row[_EXTRA_ACKED])
-            series["queue_bytes"].append(link_at[k].get("flow_backlog", [0] * n_flows)[i])
+            # Its bytes in the queues of its data path's links (the simulator's rule).
+            series["queue_bytes"].append(sum(links_at[j][k].get("flow_backlog", [0] * n_flows)[i] for j in paths[i]))
             series["retransmits"].append(max(0, retrans_at(k, i) - retrans_at(k - 1, i)))
-        now, before = link_at[k], link_at[k - 1]
-        link_series["t_ns"].append(t_ns)
-        link_series["queue_bytes"].append(now["backlog"])
-        if "sojourn_count" in now and userspace is not None:  # per-packet sojourn, mean over the interval
-            count = now["sojourn_count"] - before["sojourn_count"]
-            delay_us = (now["sojourn_sum_ns"] - before["sojourn_sum_ns"]) / count / 1e3 if count > 0 else 0.0
-        else:  # the kernel's queue: backlog / rate at the tick
-            delay_us = now["backlog"] * 8 / now.get("rate_bps", rate_bps) * 1e6
-        link_series["queue_delay_us"].append(delay_us)
-        link_series["drops"].append(max(0, now["drops"] - before["drops"]))
-        link_series["rate_bps"].append(now.get("rate_bps", rate_bps))
-        link_series["tx_bytes"].append(max(0, now["bytes"] - before["bytes"]))
+            if acks:
+                for key in ("acks", "acks_compressed"):
+                    series[key].append(net_at[k][key][i] - net_at[k - 1][key][i])
+    link_series = {key: [v for k in range(n_ticks) for _, part in link_parts for v in [part[key][k]]]
+                   for key in link_parts[0][1]}
+    if topology:  # rows per (tick, link), with the link's index, as the simulator's
+        link_series["link"] = np.tile(np.arange(len(configs), dtype=np.uint32), n_ticks)
 
     flows = []
     for i in range(n_flows):
@@ -177,29 +244,14 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             "rtt_mean_us": sum(srtts) / len(srtts) if srtts else None,
             "rtt_p95_us": _percentile(srtts, 0.95),
             "rto_count": final.get("total_rto") or 0,
-            # ECN: marks by the userspace bottleneck, CE the receiver's
-            # kernel counted, the sender's delivered_ce (None: not seen).
-            "ce_marked": userspace["link"]["flow_marks"][i] if userspace is not None else None,
+            # ECN: marks by the userspace links of its path, CE the
+            # receiver's kernel counted, the sender's delivered_ce (None: not seen).
+            "ce_marked": sum(finals[j]["flow_marks"][i] for j in paths[i]) if userspace is not None else None,
             "ce_received": (rx.get("received_ce") or [None] * n_flows)[i],
             "delivered_ce": final.get("delivered_ce"),
         })
-
-    delays = sorted(link_series["queue_delay_us"][k - 1] for k in in_window)
-    link = {
-        "tx_bytes_window": link_at[k_to]["bytes"] - link_at[k_from]["bytes"],
-        "capacity_bytes_window": capacity_bytes(cfg, cfg["measure_from_ns"], cfg["measure_to_ns"]),
-        "tx_packets_total": link_at[n_ticks]["packets"],
-        "drops_window": link_at[k_to]["drops"] - link_at[k_from]["drops"],
-        # (the zero sample before the first tick has no marks: a window from 0 s)
-        "marks_window": (link_at[k_to]["marks"] - link_at[k_from].get("marks", 0)) if "marks" in link_at[k_to] else None,
-        "queue_delay_mean_us": sum(delays) / len(delays) if delays else None,
-        "queue_delay_p50_us": _percentile(delays, 0.5),
-        "queue_delay_p95_us": _percentile(delays, 0.95),
-        "queue_delay_p99_us": _percentile(delays, 0.99),
-        "max_queue_bytes": max(s["backlog"] for s in link_at),
-    }
-    if userspace is not None:  # every packet's sojourn in the window, and the true maximum
-        for key in ("mean", "p50", "p95", "p99"):
-            link[f"queue_delay_{key}_us"] = userspace.get(f"sojourn_{key}_us")
-        link["max_queue_bytes"] = userspace["link"]["max_backlog"]
-    return {"flows": flows, "link": link, "flow_series": series, "link_series": link_series, "events": 0}
+        if "reverse_path" in cfg["flows"][i] and userspace is not None:
+            flows[-1]["acks_dropped"] = sum(finals[j]["flow_ack_drops"][i] for j in cfg["flows"][i]["reverse_path"])
+    link, *links = (part[0] for part in link_parts)
+    return {"flows": flows, "link": link, **({"links": links} if links else {}), "flow_series": series,
+            "link_series": link_series, "events": 0}

@@ -386,10 +386,14 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
         return links.get(dev, {}).get(f"{way}_dropped", 0)
 
     if userspace:
-        bottleneck = int((delay_stats.get("link") or {}).get("drops", 0))
+        # A topology's links (network.rs): the data segments they dropped
+        # (not the ACKs a reverse path dropped, which lose no segment).
+        network = delay_stats.get("links")
+        bottleneck = (sum(sum(link["flow_drops"]) for link in network) if network is not None
+                      else int((delay_stats.get("link") or {}).get("drops", 0)))
         # Of them, packets without ECT: an ECN-marking queue drops only these
         # (RFC 3168 keeps ECT off the handshake and off retransmissions).
-        bottleneck_not_ect = int((delay_stats.get("link") or {}).get("drops_not_ect", 0))
+        bottleneck_not_ect = int(sum(link.get("drops_not_ect", 0) for link in (network or [delay_stats.get("link") or {}])))
     else:
         bottleneck = qdiscs.get(BOTTLENECK_DEV, 0)
         bottleneck_not_ect = None  # the bfifo does not say
