@@ -82,7 +82,7 @@ def _live_shaped_raw(cfg: dict) -> dict:
     """A live run's raw result for a two-way topology from made-up
     telemetry: 10 ticks; the delay line's samples as network.rs prints them."""
     n_ticks, n = cfg["duration_ns"] // cfg["interval_ns"], len(cfg["flows"])
-    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, None, None, None, 1e7, None, None]
+    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, None, None, None, 1e7, None, None, None]
 
     def link(k: int, tick: int) -> dict:
         return {"bytes": 2_000_000 * tick, "packets": 1400 * tick, "drops": tick, "backlog": 30_000 * (k + 1),
@@ -163,4 +163,6 @@ def test_reverse_traffic_queues_acks_behind_data_live(clean_host, tmp_path):
     before, after = bbr[(bbr.t_s > 2) & (bbr.t_s <= 5)], bbr[bbr.t_s > 10]
     share = lambda rows: rows["acks_compressed"].sum() / max(1, rows["acks"].sum())  # noqa: E731
     assert share(after) > share(before) + 0.05, (share(before), share(after))
-    assert summary["links"][1]["queue_delay_ms"]["p50"] > 1.0  # CUBIC's queue on the way down
+    # CUBIC's queue on the way down: a sawtooth that drains after each
+    # loss (its median is ~1 ms in both engines over 10-15 s), so its p95.
+    assert summary["links"][1]["queue_delay_ms"]["p95"] > 5.0, summary["links"][1]

@@ -101,7 +101,8 @@ pub struct Network {
     /// flows with a reverse path and jitter.
     ingress: Vec<(usize, Jitter, Wire)>,
     /// With reverse paths, per flow: how its ACKs reach the sender
-    /// (compressed or not), and the counts so far (acks, compressed).
+    /// (compressed or not, and their gaps since the last sample), and the
+    /// counts so far (acks, compressed).
     ack_clocks: Vec<AckClock>,
     ack_counts: Vec<(u64, u64)>,
 }
@@ -268,9 +269,6 @@ impl Network {
     pub fn ack_delivered(&mut self, flow: usize, t_ns: u64) {
         if let Some(clock) = self.ack_clocks.get_mut(flow) {
             clock.on_ack(t_ns);
-            let (acks, compressed) = clock.take();
-            self.ack_counts[flow].0 += u64::from(acks);
-            self.ack_counts[flow].1 += u64::from(compressed);
         }
     }
 
@@ -279,17 +277,32 @@ impl Network {
         &mut self.hops[0].link
     }
 
-    /// One JSON object: every link's counters (`links`) and, with reverse
-    /// paths, each flow's ACKs that reached the sender and the compressed
-    /// ones so far (`acks`, `acks_compressed`; empty lists otherwise).
-    pub fn stats_json(&self) -> String {
+    /// One sample, a JSON object: every link's counters (`links`) and,
+    /// with reverse paths, each flow's ACKs that reached the sender and the
+    /// compressed ones so far (`acks`, `acks_compressed`), and the 10th
+    /// percentile and median of their gaps since the last sample, µs, null
+    /// without a gap (`ack_gap_p10_us`, `ack_gap_p50_us`; the simulator's
+    /// columns, from the same `AckClock`). Empty lists without reverse
+    /// paths. Each call starts the next sample's gaps.
+    pub fn stats_json(&mut self) -> String {
         let links: Vec<String> = self.hops.iter().map(|h| h.link.stats_json()).collect();
+        let (mut p10, mut p50) = (Vec::new(), Vec::new());
+        for (clock, counts) in self.ack_clocks.iter_mut().zip(self.ack_counts.iter_mut()) {
+            let sample = clock.take();
+            counts.0 += u64::from(sample.acks);
+            counts.1 += u64::from(sample.compressed);
+            let us = |v: f64| if v.is_finite() { format!("{v:.3}") } else { "null".to_string() };
+            p10.push(us(sample.gap_p10_us));
+            p50.push(us(sample.gap_p50_us));
+        }
         let counts = |f: fn(&(u64, u64)) -> u64| self.ack_counts.iter().map(|c| f(c).to_string()).collect::<Vec<_>>().join(", ");
         format!(
-            "{{\"links\": [{}], \"acks\": [{}], \"acks_compressed\": [{}]}}",
+            "{{\"links\": [{}], \"acks\": [{}], \"acks_compressed\": [{}], \"ack_gap_p10_us\": [{}], \"ack_gap_p50_us\": [{}]}}",
             links.join(", "),
             counts(|c| c.0),
-            counts(|c| c.1)
+            counts(|c| c.1),
+            p10.join(", "),
+            p50.join(", ")
         )
     }
 
@@ -404,6 +417,14 @@ mod tests {
         let stats: serde_json::Value = serde_json::from_str(&net.stats_json()).unwrap();
         assert_eq!(stats["acks"], serde_json::json!([4, 0]));
         assert_eq!(stats["acks_compressed"], serde_json::json!([2, 0]));
+        // Gaps 121, 9 and 10 us: nearest rank.
+        assert_eq!(stats["ack_gap_p10_us"], serde_json::json!([9.0, null]));
+        assert_eq!(stats["ack_gap_p50_us"], serde_json::json!([10.0, null]));
+        // The next sample's gaps start from the last ACK; the counts go on.
+        net.ack_delivered(0, 150_000);
+        let stats: serde_json::Value = serde_json::from_str(&net.stats_json()).unwrap();
+        assert_eq!(stats["acks"], serde_json::json!([5, 0]));
+        assert_eq!(stats["ack_gap_p50_us"], serde_json::json!([10.0, null]));
     }
 
     #[test]

@@ -186,7 +186,8 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
     series: dict[str, list] = {key: [] for key in (
         "t_ns", "flow", "goodput_bps", "cwnd", "inflight", "pacing_rate_bps", "srtt_us", "rtt_us", "min_rtt_us",
         "ca_state", "cc_mode", "pacing_gain", "cwnd_gain", "bw_estimate_bps", "delivery_rate_bps", "cc_var", "extra_acked",
-        "queue_bytes", "retransmits", *(("acks", "acks_compressed") if acks else ()))}
+        "queue_bytes", "retransmits",
+        *(("acks", "acks_compressed", "ack_gap_p10_us", "ack_gap_p50_us") if acks else ()))}
     for k in range(1, n_ticks + 1):
         t_ns = k * iv
         for i in range(n_flows):
@@ -215,6 +216,13 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             if acks:
                 for key in ("acks", "acks_compressed"):
                     series[key].append(net_at[k][key][i] - net_at[k - 1][key][i])
+                # The delay line's gaps since its last sample, as ACKs leave
+                # it toward the sender: a tick without its own sample has
+                # none (a late read's gaps span the ticks it missed; they
+                # stay with the tick it was read at).
+                for key in ("ack_gap_p10_us", "ack_gap_p50_us"):
+                    gaps = link_samples[k].get(key) if k in link_samples else None
+                    series[key].append(None if not gaps or gaps[i] is None else float(gaps[i]))
     link_series = {key: [v for k in range(n_ticks) for _, part in link_parts for v in [part[key][k]]]
                    for key in link_parts[0][1]}
     if topology:  # rows per (tick, link), with the link's index, as the simulator's
