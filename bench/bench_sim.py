@@ -132,7 +132,7 @@ SHORT_FLOWS = {
 
 
 def beyond_the_dumbbell() -> list[str]:
-    """Issue 29's lines: the parking lot's and the short flows' wall time,
+    """Beyond the dumbbell: the parking lot's and the short flows' wall time,
     speed and peak RSS (the engine alone, as the headline)."""
     from ccarena import load_scenario
 
