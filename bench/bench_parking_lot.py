@@ -1,7 +1,6 @@
 """`make bench-parking-lot`: the parking lot's max-min shares, simulator
-against real Linux (issue 29's judging: "the parking lot's max-min shares
-with CUBIC's long flow, and with BBR's, within 5 pp of the live engine (at
-least 5 live runs, 10 seeds)").
+against real Linux: the max-min shares with CUBIC's flows, and with
+BBR's, within 5 pp of the live engine (at least 5 live runs, 10 seeds).
 
 examples/parking-lot.toml (three 100 Mbit/s links of 5 ms, one flow across
 all three, a cross flow on each) with every flow's algorithm set to each
@@ -33,7 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIO = REPO / "examples" / "parking-lot.toml"
-#: The issue's bound on each flow's share of max-min, percentage points.
+#: The bound on each flow's share of max-min, percentage points.
 TOLERANCE_PP = 5.0
 
 

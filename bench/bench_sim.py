@@ -14,7 +14,7 @@ Figures:
 Simulated bottleneck packets per wall second is the speed measure common
 to both simulators.
 
-Then issue 29's two cases beyond the dumbbell, through the engine alone as
+Then two cases beyond the dumbbell, through the engine alone as
 the headline: a parking lot of three 1 Gbit/s links with 100 long BBR
 flows for 60 s (packets: every link's), and 100,000 short flows arriving
 by a Poisson process at half of 1 Gbit/s (flows per wall second).
@@ -110,7 +110,7 @@ def host_cost(path: Path) -> str:
             f"(medians of {COST_RUNS}): costs {100 * (1 - linux / ideal):.1f}% (target <= 10%)")
 
 
-#: Issue 29's parking lot: three 1 Gbit/s links of 5 ms in a row, 1 BDP
+#: A parking lot: three 1 Gbit/s links of 5 ms in a row, 1 BDP
 #: of buffer each; 100 BBR flows of 10 ms between their hosts, 25 across
 #: all three links and 25 on each link alone; 60 s.
 PARKING_LOT = {
@@ -120,7 +120,7 @@ PARKING_LOT = {
     "flow": [{"cc": "bbr", "rtt": "10ms", "count": 25, "path": path} for path in (["a", "b", "c"], ["a"], ["b"], ["c"])],
 }
 
-#: Issue 29's short flows: 10 KB CUBIC flows arriving by a Poisson process
+#: Short flows: 10 KB CUBIC flows arriving by a Poisson process
 #: at a load of 0.5 of a 1 Gbit/s bottleneck (6,250 a second), for the 16 s
 #: that make 100,000 of them on average, then 1 s to finish.
 SHORT_FLOWS = {

@@ -28,13 +28,12 @@ import json
 from typing import Any
 
 from ..errors import ScenarioError
+from ..workload_results import NOT_DONE
 
 #: Workload flow k connects from this source port + k.
 SOURCE_PORT_BASE = 10_000
 #: So the ports stay below 65536 (and one run's records in the agents' memory).
 MAX_WORKLOAD_FLOWS = 50_000
-#: fct_ns of a flow not complete (crates/sim/src/result.rs, WorkloadFlows::NOT_DONE).
-NOT_DONE = (1 << 64) - 1
 
 
 def payload_bytes(size_bytes: int, mss: int) -> int:
