@@ -60,14 +60,15 @@ def main() -> int:
     from ccarena.api import run as run_sim
     from ccarena.live.compare import load_both
     from ccarena.live.engine import run_live
-    from ccarena.scenario import parse_override
+    from ccarena.scenario import parse_override, read_toml
 
     base = [parse_override(item) for item in args.overrides]
+    n_flows = len(read_toml(SCENARIO)["flow"])
     started = time.monotonic()
     lines, verdicts = [], []
     for cc in args.ccs.split(","):
         def scenarios(seed: int):
-            overrides = [*base, ("seed", seed), *((f"flow.{i}.cc", cc) for i in range(4))]
+            overrides = [*base, ("seed", seed), *((f"flow.{i}.cc", cc) for i in range(n_flows))]
             return load_both(SCENARIO, overrides)
 
         sim = [run_sim(scenarios(seed)[0]) for seed in range(1, args.seeds + 1)]

@@ -223,7 +223,7 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
                 for key in ("ack_gap_p10_us", "ack_gap_p50_us"):
                     gaps = link_samples[k].get(key) if k in link_samples else None
                     series[key].append(None if not gaps or gaps[i] is None else float(gaps[i]))
-    link_series = {key: [v for k in range(n_ticks) for _, part in link_parts for v in [part[key][k]]]
+    link_series = {key: [part[key][k] for k in range(n_ticks) for _, part in link_parts]
                    for key in link_parts[0][1]}
     if topology:  # rows per (tick, link), with the link's index, as the simulator's
         link_series["link"] = np.tile(np.arange(len(configs), dtype=np.uint32), n_ticks)
