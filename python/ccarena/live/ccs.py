@@ -3,8 +3,8 @@
 A name the kernel has (``cubic``, ``reno``, ``bbr``, ...: its
 tcp_available_congestion_control) is the kernel's own. ``NAME@ccarena``,
 or a name only ccarena has (``bbq``), is our cc/NAME.c, registered as BPF
-struct_ops for the run by ``ccarena.kernel`` (issue 4, item 2) and
-unregistered afterwards.
+struct_ops for the run by ``ccarena.kernel`` and unregistered
+afterwards.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from .engine import load_live_scenario, run_live
 
 #: The agreement the project aims at, per flow's share (percentage points).
 TOLERANCE_PP = 7.0
-#: ...and on the median queueing delay, relative to the live one (issue 13's
-#: target for the AQMs).
+#: ...and on the median queueing delay, relative to the live one (the
+#: target every AQM's example is held to).
 QUEUE_TOLERANCE = 0.30
 
 

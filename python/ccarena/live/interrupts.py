@@ -7,8 +7,9 @@ for it -- ``threading.Condition.wait``, which ``queue.Queue.get``,
 ``Thread.start`` and ``Event.wait`` use, releases its lock and re-acquires
 it around the wait; an exception raised between the two leaves the lock
 released, and the ``with`` that took it then fails with ``RuntimeError:
-release unlocked lock``, which replaced the KeyboardInterrupt (issue 9,
-item 13). It can also land in the middle of the teardown.
+release unlocked lock``, which replaced the KeyboardInterrupt (a Ctrl-C
+of ``ccarena live run`` once ended that way, as ``internal:``). It can
+also land in the middle of the teardown.
 
 So while the engine holds the testbed, :func:`deferred` replaces the
 handlers with one that only records the first signal. The engine asks

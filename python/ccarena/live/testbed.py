@@ -268,9 +268,9 @@ def split_forwarding(names: Names, delay_pid: int) -> bool:
 # ------------------------------------------------------------------ losses
 #
 # Where a packet can be lost in the testbed, and the counter that says so.
-# On a slow or busy host the bottleneck is not the only place (issue 9,
-# item 17): the kernel hands packets between CPUs through per-CPU backlog
-# queues of net.core.netdev_max_backlog packets (a host-wide setting, 1000
+# On a slow or busy host the bottleneck is not the only place: the kernel
+# hands packets between CPUs through per-CPU backlog queues of
+# net.core.netdev_max_backlog packets (a host-wide setting, 1000
 # by default, that the engine does not change), and when the CPU behind
 # one falls behind, packets are dropped there. Every such drop is counted
 # on a device of the testbed:
