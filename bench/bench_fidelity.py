@@ -56,8 +56,8 @@ from ccarena.live.hostmodel import MAX_STEAL, cpu_times, steal_fraction
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
-#: The targets (issue 26): mean within 2 pp, spread within a factor 2
-#: where real runs spread by at least 0.5 pp.
+#: The targets, per flow's share against the live runs: mean within 2 pp,
+#: spread within a factor 2 where real runs spread by at least 0.5 pp.
 TARGET_PP = 2.0
 SPREAD_FACTOR = 2.0
 SPREAD_FLOOR_PP = 0.5

@@ -9,14 +9,15 @@ buffer and the windows, so only the telemetry (one row per interval) grows
 with the duration. Targets: 60 s below 150 MB, 600 s below 200 MB.
 
 Then the 10 Gbit/s case of Hock et al. (`hock-single`: 20 ms, a 160-ms
-buffer = 8 BDP, 60 s), whose targets are issue 12's: under 30 s wall and
-under 300 MiB peak on 2 cores. Printed, never asserted as a test.
+buffer = 8 BDP, 60 s), whose targets, set when Hock et al.'s experiments
+were reproduced up to 10 Gbit/s, are under 30 s wall and under 300 MiB
+peak on 2 cores. Printed, never asserted as a test.
 
 Then a link trace of 10 million lines (the engine's limit; ~8 lines a ms
 at random, ~97 Mbit/s, a period of ~21 min) under one CUBIC flow for 3 s,
 through the whole `ccarena run` command (the child's peak RSS from wait4):
-issue 25's target is 200 MB (it was 1.27 GB when the trace crossed as a
-list of numbers). `--trace` runs this case alone.
+the target is 200 MB (it was 1.27 GB when the trace crossed as a list
+of numbers). `--trace` runs this case alone.
 
 Last, 10,000 and 100,000 short flows of a [[workload]] (10 KB CUBIC flows,
 a load of 0.5 of 1 Gbit/s, 1 ms) through `ccarena run`: a flow's state is
@@ -75,7 +76,7 @@ print(json.dumps({
 """
 
 
-#: hock-single's 10 Gbit/s flow and its targets (issue 12).
+#: hock-single's 10 Gbit/s flow and its targets (wall time, peak memory).
 HOCK_DURATION_S = 60
 HOCK_TARGET_WALL_S = 30
 HOCK_TARGET_MIB = 300
