@@ -202,7 +202,7 @@ def test_bbr_cws_gives_cubic_a_share_back_and_retransmits_far_less_than_bbr(seed
     # retransmits (seeds 1-20: 62.1-76.3%, mean 70.1%; live Linux
     # 66.9-78.1% over 22 runs); BBR in its place 88.2-89.2% with 856-951.
     # (Before the core's round restart on entering Recovery reached
-    # BBR-CWS, issue 27: seeds 1-20 64.4-72.9%, mean 69.7%.) Bounds:
+    # BBR-CWS: seeds 1-20 64.4-72.9%, mean 69.7%.) Bounds:
     # BBR-CWS at most 82% (above every seed of 20, below BBR's 88%), CUBIC
     # at least 18%, and at most a quarter of BBR's retransmits (measured a
     # seventh to a tenth).

@@ -146,7 +146,7 @@ def _huge_field(overrides):
 @pytest.mark.parametrize(
     "overrides",
     [
-        # Issue 25: each passed the front end and failed in the engine
+        # Each once passed the front end and failed in the engine
         # ("config: invalid type ...", exit 1) after "running".
         ["bottleneck.aqm=fq_codel", "bottleneck.fq_codel.quantum=4GiB"],
         ["bottleneck.aqm=codel", f"bottleneck.codel.target={HUGE}s"],

@@ -170,9 +170,10 @@ def test_what_python_accepts_the_engine_runs_with_utilisation_at_most_one():
 
 
 def test_a_trace_link_is_never_used_above_its_opportunities():
-    # Issue 25: two Reno flows at 300 ms on the constant 12-Mbit/s trace
-    # for 15 s reported 1.0001: the packet leaving at the end of the run (an
-    # opportunity at 15 s, outside [5 s, 15 s)) counted in the window.
+    # Two Reno flows at 300 ms on the constant 12-Mbit/s trace for 15 s
+    # once reported 1.0001 (4 of 189 fuzzed runs were above 1): the packet
+    # leaving at the end of the run (an opportunity at 15 s, outside
+    # [5 s, 15 s)) counted in the window.
     # Ideal hosts: the host model's stalls leave a few opportunities unused
     # (0.9999), which is not what this checks.
     doc = {"duration": "15s", "host": "ideal", "bottleneck": {"trace": TRACES[0], "buffer": "1bdp"},

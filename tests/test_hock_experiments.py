@@ -103,7 +103,8 @@ def test_two_flows_in_the_large_buffer_double_the_rtt():
 @pytest.mark.behaviour
 def test_six_bbr_flows_in_the_small_buffer_retransmit_orders_more_than_cubic():
     n = experiments.measure("hock-small-buffer").numbers
-    assert n["orders"] >= 2.0  # issue 12: at least 100x; measured 3.66-3.89
+    # At least 100x, the acceptance target (the slides say three orders); measured 3.66-3.89.
+    assert n["orders"] >= 2.0
     assert n["bbr-linux49.retransmit_rate"] > 0.05
     # At 10 Gbit/s BBR still loses ~10% and CUBIC less than at 1: measured 4.25-4.36 orders.
     assert n["bbr-linux49.retransmit_rate.10Gbit"] > 0.05 and n["orders.10Gbit"] > n["orders"]

@@ -105,9 +105,9 @@ def test_parameter_variants_get_distinct_short_names() -> None:
 
 
 def test_kernel_params_are_the_scenarios_keys_units_and_values() -> None:
-    """One name per parameter (issue 25, item 10): `--param` / the API take
-    a scenario's params table as it is written, and give the same vector
-    as the scenario does; kernel list shows them in that form."""
+    """One name per parameter: `--param` / the API take a scenario's
+    params table as it is written, and give the same vector as the
+    scenario does; kernel list shows them in that form."""
     params = {"alpha": "1ms", "beta": "2%", "first_cut": 1}
     target = kernel.resolve("bbq", params)
     scenario = load_scenario({"duration": "3s", "bottleneck": {"rate": "10Mbit", "buffer": "1bdp"},

@@ -273,9 +273,9 @@ def test_separate_senders_run_each_flow_from_its_own_namespace(clean_host, tmp_p
 def test_ctrl_c_at_any_moment_is_interrupted_and_leaves_nothing(clean_host, tmp_path, moment):
     """A terminal's Ctrl-C (SIGINT to the engine's process group) at each
     moment of a live run ends it with `ccarena: error: interrupted`, exit
-    status 130, no run directory and a clean host (issue 9, item 13: it
-    once ended in `internal: RuntimeError: release unlocked lock`). Each
-    moment is an observable state, not a delay: the engine waiting for the
+    status 130, no run directory and a clean host (it once ended in
+    `internal: RuntimeError: release unlocked lock`). Each moment is an
+    observable state, not a delay: the engine waiting for the
     testbed lock this test holds; its first namespace created (setup
     commands follow); data reaching the receiver; the delay line gone while
     the namespaces still exist (teardown)."""
@@ -367,8 +367,8 @@ def _waiting_line(proc: subprocess.Popen) -> str:
 
 @pytest.mark.parametrize("how", [["--wait", "5"], ["--wait=5"], "CCARENA_LIVE_WAIT=5"])
 def test_live_cleanup_waits_for_the_testbed(clean_host, how):
-    """Issue 25, item 14: with --wait SECONDS (or the environment's
-    CCARENA_LIVE_WAIT) a second live command waits for the holder -- here
+    """With --wait SECONDS (or the environment's CCARENA_LIVE_WAIT) a
+    second live command waits for the holder -- here
     this test, which releases the lock after 1 s -- says once that it is
     waiting for its pid, and then runs."""
     from ccarena.live.hygiene import TestbedLock
@@ -452,9 +452,9 @@ def _kill_a_bbq_run(tmp_path: Path, ready) -> int:
 
 @pytest.mark.parametrize("then", ["live run", "live cleanup"])
 def test_a_killed_runs_bpf_registration_goes_with_the_next_run_or_cleanup(clean_host, tmp_path, then):
-    """Issue 25, item 14: SIGKILL a live run of BBQ as soon as cc_bbq is
-    registered; the next live run (or live cleanup) removes its namespaces
-    and unregisters cc_bbq, whose only user is dead."""
+    """SIGKILL a live run of BBQ as soon as cc_bbq is registered; the next
+    live run (or live cleanup) removes its namespaces and unregisters
+    cc_bbq, whose only user is dead."""
     pytest.importorskip("ccarena.kernel", reason="the BPF loader (ccarena.kernel) is not part of this checkout")
     if _registered_ours():
         pytest.skip(f"{_registered_ours()} registered by someone else")

@@ -1,7 +1,7 @@
 """Signals during a live run (ccarena.live.interrupts), without root.
 
-Issue 9, item 13: `ccarena live run` + Ctrl-C once printed `internal:
-RuntimeError: release unlocked lock`. Python's KeyboardInterrupt, raised
+`ccarena live run` + Ctrl-C once printed `internal: RuntimeError:
+release unlocked lock`. Python's KeyboardInterrupt, raised
 between any two bytecodes, had landed inside `queue.Queue.get` (the engine
 waits for its children's lines that way), whose Condition.wait releases
 and re-takes its lock; raised between the two, the `with` that took the

@@ -1,4 +1,4 @@
-"""The live testbed's lock and --wait (issue 25, item 14), without root:
+"""The live testbed's lock and --wait, without root:
 the lock on a file of the test's own. The live commands waiting for the
 real one are in test_live.py."""
 

@@ -33,7 +33,7 @@ def test_a_constant_trace_is_the_link_of_its_rate(cc):
     traced = run(scenario({"trace": str(TRACES / "const-12mbit.trace")}, cc))
     fixed = run(scenario({"rate": "12.112Mbit"}, cc))
     a, b = traced.summary["goodput_total_mbps"], fixed.summary["goodput_total_mbps"]
-    assert a == pytest.approx(b, rel=0.01), (a, b)  # issue 13: within 1%
+    assert a == pytest.approx(b, rel=0.01), (a, b)  # the trace link's target: within 1%
     assert load_scenario(scenario({"trace": str(TRACES / "const-12mbit.trace")})).config["bottleneck"][
         "rate_bps"] == 12_112_000
 

@@ -1,4 +1,4 @@
-"""What a person sees (issue 25, items 8, 11, 12): results printed where
+"""What a person sees: results printed where
 the user looks (a sweep's summary table, a 1000-flow run folded per
 [[flow]] entry), `ccarena ccs` with descriptions and parameters, and the
 small things: "1 flow", the speed of a slow run, "done in" counting the
