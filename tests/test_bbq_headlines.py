@@ -72,7 +72,7 @@ def test_fig14_bbq_never_gives_the_short_flow_less_than_bbr():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known discrepancy with the paper (issue 3 open): on the simulator the first cut "
+    reason="known discrepancy with the paper, unresolved: on the simulator the first cut "
     "leaves the 10 ms flow ~13% against BBR's ~7%; it also makes the 50 ms flow drain, so the "
     "queue stays ~10 ms instead of ~37 ms; real Linux 6.18 gives the same ~14% live, and "
     "Linux 4.9's cwnd and pacing keep the order (11.8% vs 4.0%) (docs/algorithms.md; the "
