@@ -24,8 +24,8 @@ def simulate(
     ``link_series``, each column a numpy array over the engine's buffer;
     with workloads, ``workloads`` (their counts) and ``workload_flows``
     (a record per flow, with its time alone: workload_results.py).
-    ``progress(now_ns)``, if given, is called with the simulated time every
-    few ms of wall time while the engine runs (ccarena.progress)."""
+    ``progress(now_ns)``, if given, is called with the simulated time about
+    every 50 ms of wall time while the engine runs (ccarena.progress)."""
     from . import _core
 
     try:

@@ -9,10 +9,10 @@ finish the one it is in). The command does this only once the scenario is
 known good: a bad input still fails before anything heavy is imported.
 
 While the engine runs beside the imports:
-- it takes the GIL back every ~2 ms to run Python's signal handlers
-  (Ctrl-C), and would wait up to the interpreter's switch interval (5 ms)
-  each time for the importing thread to let go, running at a third of its
-  speed; the interval is shortened;
+- it takes the GIL back at most every 50 ms to run Python's signal
+  handlers (Ctrl-C; crates/py's PYTHON_POLL_INTERVAL), and would wait up
+  to the interpreter's switch interval (5 ms) each time for the importing
+  thread to let go; the interval is shortened, so that it does not wait;
 - the cyclic garbage collector is off: the imports create some 100,000
   long-lived objects and nothing cyclic to free, and its passes over them
   cost ~20% of the import time. Once imported, they are moved out of its

@@ -52,11 +52,11 @@ use crate::workload::Workload;
 /// Events between two calls of [`Simulation::run_with`]'s stop hook: a
 /// power of two (a mask test per event). Measured: ~1.4 ms of wall time
 /// (at most 4 ms) for one BBR flow at 10 Gbit/s (~11M events/s), ~6-8 ms
-/// for 10,000 flows at 10 Gbit/s (2-2.5M events/s); so a Ctrl-C is seen
-/// within a few ms, while the hook's cost (the GIL and a signal check,
-/// ~1 µs) stays below 0.1%.
-/// The same hook carries the simulated time out, for a progress bar: a
-/// read of the clock every few ms of wall time, at no extra cost.
+/// for 10,000 flows at 10 Gbit/s (2-2.5M events/s), so the hook is asked
+/// often enough for a Ctrl-C to be seen promptly; the Python binding
+/// (crates/py) decides how often it then visits Python (the GIL, a signal
+/// check, a progress callback): at most every 50 ms of wall time.
+/// The same hook carries the simulated time out, for a progress bar.
 pub const STOP_POLL_EVENTS: u64 = 1 << 14;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
