@@ -29,10 +29,11 @@ counts of the loss accounting.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import re
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -120,30 +121,28 @@ class Report:
     #: Each interval's (start ns, end ns, bytes, its stream's report), absolute.
     intervals: list[tuple[int, int, int, dict[str, Any]]]
 
+    def __post_init__(self) -> None:
+        # Ends and running totals, for a binary search per tick.
+        self._ends = [end for _, end, _, _ in self.intervals]
+        self._bytes = list(itertools.accumulate((n for _, _, n, _ in self.intervals), initial=0))
+        self._retrans = list(itertools.accumulate((int(stream.get("retransmits") or 0)
+                                                   for *_, stream in self.intervals), initial=0))
+
     def cumulative(self, t_ns: int) -> int:
         """Bytes by ``t_ns``: all of the intervals that ended by then, the
         elapsed part of the one under way (linearly)."""
-        total = 0
-        for start, end, n, _ in self.intervals:
-            if t_ns >= end:
-                total += n
-            elif t_ns > start:
-                return total + n * (t_ns - start) // (end - start)
-            else:
-                break
-        return total
+        k = bisect.bisect_right(self._ends, t_ns)
+        if k == len(self.intervals):
+            return self._bytes[k]
+        start, end, n, _ = self.intervals[k]
+        return self._bytes[k] + (n * (t_ns - start) // (end - start) if t_ns > start else 0)
 
     def last_report(self, t_ns: int) -> tuple[dict[str, Any], int] | None:
         """The latest interval report out by ``t_ns`` (as a sample taken
         then would read it) and the retransmissions up to it; None before
         the first."""
-        found, retrans = None, 0
-        for _, end, _, stream in self.intervals:
-            if end > t_ns:
-                break
-            retrans += int(stream.get("retransmits") or 0)
-            found = stream
-        return None if found is None else (found, retrans)
+        k = bisect.bisect_right(self._ends, t_ns)
+        return None if k == 0 else (self.intervals[k - 1][3], self._retrans[k])
 
 
 def parse(lines: list[tuple[int, str]], who: str) -> Report:
@@ -194,17 +193,17 @@ def documents(cfg: dict[str, Any], t0: int, servers: list[Report],
     iv = cfg["interval_ns"]
     ticks = [t0 + k * iv for k in range(1, cfg["duration_ns"] // iv + 1)]
     n = len(cfg["flows"])
+    mss = [c.doc.get("start", {}).get("tcp_mss_default") or cfg["mss"] for c in clients]
     samples = []
     for t in ticks:
         row = []
         for i in range(n):
             got = clients[i].last_report(t)
-            mss = clients[i].doc.get("start", {}).get("tcp_mss_default") or cfg["mss"]
             # Before its first report, as the agent's before its connection:
             # no window, no retransmission (and no more known than later).
             stream, retrans = got if got is not None else ({"snd_cwnd": 0}, 0)
             # The agent's sample columns (rawresult.py); None: not reported.
-            row.append([round(stream.get("snd_cwnd", 0) / mss), None, None, stream.get("rtt"), None, None, retrans,
+            row.append([round(stream.get("snd_cwnd", 0) / mss[i]), None, None, stream.get("rtt"), None, None, retrans,
                         None, None, None, None, None, None, None])
         samples.append(row)
     rx = {"bytes": [[servers[i].cumulative(t) for i in range(n)] for t in ticks],
@@ -237,7 +236,7 @@ def documents(cfg: dict[str, Any], t0: int, servers: list[Report],
 class Iperf3App:
     """The flows as iperf3 clients and servers, as children of the engine
     (processes.Child: their own sessions, PR_SET_PDEATHSIG), with the
-    interface of agent.Agents: ``start(t0)``, ``wait_traffic(deadline)``,
+    interface of agents.Agents: ``start(t0)``, ``wait_traffic(deadline)``,
     ``results()``."""
 
     def __init__(self, cfg: dict[str, Any], names: testbed.Names, kernel_ccs: list[str],
@@ -251,13 +250,12 @@ class Iperf3App:
                               stamped=True) for i in range(n)]
         children.extend(self.servers)
         _wait_listening(names.rx, ports, self.servers)
-        sending = names.sending()
         self.clients = []
         for i, f in enumerate(cfg["flows"]):
             argv = client_argv(testbed.RECEIVER_ADDR, testbed.flow_addr(i), ports[i], kernel_ccs[i], life(cfg, i), iv)
             at = {"flow": i, "start_ns": f["start_ns"], "cc": kernel_ccs[i], "argv": argv}
             self.clients.append(Child(f"flow {i}'s iperf3 client", [
-                "ip", "netns", "exec", sending[i if len(sending) > 1 else 0], sys.executable, "-m",
+                "ip", "netns", "exec", names.senders[i] if names.senders else names.tx, sys.executable, "-m",
                 "ccarena.live.agent", "at", json.dumps(at)], stamped=True))
             children.append(self.clients[-1])
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -297,12 +295,9 @@ def _wait_listening(ns: str, ports: list[int], servers: list[Child], timeout_s: 
             if server.proc.poll() is not None:
                 parse(server.wait_output(time.monotonic() + 5), server.name)  # its error, if it printed one
                 raise ScenarioError("live", f"{server.name} exited: {server.error_text()}")
-        done = subprocess.run(["ip", "netns", "exec", ns, "ss", "-Hltn"], capture_output=True, text=True,
-                              check=False, start_new_session=True)
-        listening = {line.split()[3].rpartition(":")[2] for line in done.stdout.splitlines() if len(line.split()) > 3}
-        if want <= listening:
+        lines = testbed.sh("ip", "netns", "exec", ns, "ss", "-Hltn").splitlines()
+        if want <= {line.split()[3].rpartition(":")[2] for line in lines if len(line.split()) > 3}:
             return
-        interrupts.check()
         if time.monotonic() > deadline:
             raise ScenarioError("live", f"iperf3 servers did not listen within {timeout_s:g} s")
         time.sleep(interrupts.POLL_S)
