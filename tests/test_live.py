@@ -63,8 +63,8 @@ def holding_testbed(timeout_s: float = 300):
 
 
 def our_processes(parent: int | None = None) -> list[str]:
-    """Delay lines, agents and iperf3 ends of the testbed (--app iperf3;
-    they address the receiver, 10.201.2.2) (of the engine ``parent`` if given)."""
+    """Delay lines, agents and the testbed's iperf3 ends (--app iperf3:
+    they address the receiver, 10.201.2.2), of the engine ``parent`` if given."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
