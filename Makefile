@@ -27,8 +27,8 @@ DEPS_STAMP  := $(VENV)/.deps.stamp
 CORE_SO     := python/ccarena/_core.abi3.so
 # For the BPF build test of cc/*.c (clang -target bpf, vmlinux.h from bpftool).
 APT_PACKAGES := clang llvm bpftool libbpf-dev
-# The live engine's testbed (ip, tc; sysctl).
-APT_PACKAGES += iproute2 procps
+# The live engine's testbed (ip, tc; sysctl), and iperf3 for `live run --app iperf3`.
+APT_PACKAGES += iproute2 procps iperf3
 # The HTML report's test: a real headless browser (Debian's chromium, driven by Selenium).
 APT_PACKAGES += chromium chromium-driver
 # The live engine's userspace delay line (crates/delayline).

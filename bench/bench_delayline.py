@@ -90,7 +90,7 @@ def split_cpus(pid: int) -> bool:
     from ccarena.live.hygiene import run_prefix
 
     try:
-        return testbed.split_forwarding(testbed.Names.for_prefix(run_prefix()), pid)
+        return testbed.split_forwarding(testbed.Names.for_prefix(run_prefix()), [pid])
     except ScenarioError:
         return False
 

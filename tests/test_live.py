@@ -63,7 +63,8 @@ def holding_testbed(timeout_s: float = 300):
 
 
 def our_processes(parent: int | None = None) -> list[str]:
-    """Delay lines and agents (of the engine ``parent`` if given)."""
+    """Delay lines, agents and the testbed's iperf3 ends (--app iperf3:
+    they address the receiver, 10.201.2.2), of the engine ``parent`` if given."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -73,7 +74,8 @@ def our_processes(parent: int | None = None) -> list[str]:
             ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-        if ("delayline --tun" in cmd or "ccarena.live.agent" in cmd) and parent in (None, ppid):
+        ours = "delayline --tun" in cmd or "ccarena.live.agent" in cmd or ("iperf3" in cmd and "10.201.2.2" in cmd)
+        if ours and parent in (None, ppid):
             found.append(f"{entry.name}: {cmd.strip()}")
     return found
 

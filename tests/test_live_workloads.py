@@ -26,7 +26,8 @@ from ccarena import load_scenario
 from ccarena.api import simulate
 from ccarena.errors import ScenarioError
 from ccarena.live import workloads
-from ccarena.live.engine import app_schedule, check_supported, delay_line_args, load_live_scenario
+from ccarena.live.agents import app_schedule
+from ccarena.live.engine import check_supported, delay_line_args, load_live_scenario
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="live tests need root (they create network namespaces)")
 needs_delay_line = pytest.mark.skipif(not DELAYLINE.exists(), reason="delay line not built (make build)")

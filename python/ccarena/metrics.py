@@ -95,7 +95,8 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
                 "arrived": f["arrived_segments"],
                 "dropped": f["dropped_segments"],
                 "in_network": f["in_network_segments"],
-                "balanced": f["sent_segments"]
+                # None where the engine counts no segments (a live run's iperf3).
+                "balanced": None if f["sent_segments"] is None else f["sent_segments"]
                 == f["arrived_segments"] + f["dropped_segments"] + f["in_network_segments"],
             }
             for i, f in enumerate(raw["flows"])

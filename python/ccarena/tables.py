@@ -31,8 +31,14 @@ def _scaled(values: "Sequence | np.ndarray", factor: float = 1.0) -> "np.ndarray
 
 
 def _ints(values: "Sequence | np.ndarray", dtype: str) -> "np.ndarray":
+    """Integers; a list with None (a live run's column its application
+    does not report) becomes a masked array, which the tables hold as null."""
     import numpy as np
 
+    if isinstance(values, list) and None in values:
+        missing = np.asarray([v is None for v in values])
+        return np.ma.masked_array(np.asarray([0 if v is None else v for v in values], dtype=np.dtype(dtype)),
+                                  mask=missing)
     return np.asarray(values, dtype=np.dtype(dtype))
 
 
@@ -119,12 +125,15 @@ def link_table(scenario: ResolvedScenario, raw: dict[str, Any]) -> "pa.Table":
 
 def _arrow(values: "np.ndarray") -> "pa.Array":
     """An Arrow array over a numpy array's buffer; a float that is not
-    finite (what the engine leaves undefined) is null."""
+    finite (what the engine leaves undefined) or a masked value is null."""
     import numpy as np
     import pyarrow as pa
 
-    values = np.ascontiguousarray(values)
     validity = None
+    if isinstance(values, np.ma.MaskedArray):
+        validity = pa.py_buffer(np.packbits(~np.ma.getmaskarray(values), bitorder="little"))
+        values = values.filled(0)
+    values = np.ascontiguousarray(values)
     if values.dtype.kind == "f":
         finite = np.isfinite(values)
         if not finite.all():

@@ -1,5 +1,5 @@
 """The traffic agents of the live engine, run inside the testbed's
-namespaces (``python -m ccarena.live.agent recv|send CONFIG_JSON``).
+namespaces (``python -m ccarena.live.agent recv|send|at CONFIG_JSON``).
 
 Protocol with the engine: the agent prepares (listens, or checks its
 sockets can be made), prints ``ready``, reads the start instant t0
@@ -24,6 +24,9 @@ t0 + k*interval for k = 1..duration/interval, prints one JSON document
   -- TCP_INFO and the namespace's TCP statistics, read together -- count
   every segment sent as arrived, dropped or still unacknowledged
   (summary.json ``live.losses``).
+- ``at``: a flow carried by another program (``--app iperf3``, iperf3.py):
+  checks the flow's congestion control, prints ``ready``, reads t0, sleeps
+  until the flow's start and execs the program in its place.
 """
 
 from __future__ import annotations
@@ -297,17 +300,8 @@ def send(cfg: dict[str, Any]) -> None:
             if app is not None:
                 app.written += sent
 
-    # Fail before t0 if a congestion control cannot be set at all.
     for i, flow in enumerate(flows):
-        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            probe.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, flow["cc"].encode())
-        except OSError as err:
-            problem = f"flow {i}: cannot use congestion control '{flow['cc']}': {err.strerror or err}"
-            print(json.dumps({"error": problem}), flush=True)
-            os._exit(3)
-        finally:
-            probe.close()
+        _probe_cc(i, flow["cc"])
 
     t0 = _handshake()
     end = t0 + cfg["duration_ns"]
@@ -491,12 +485,39 @@ def _run_workloads(cfg: dict[str, Any], t0: int, end: int, errors: list[str], ou
     out.update(started=started, connected_ns=connected, retransmits=retransmits, refused=refused, peak_active=peak)
 
 
+def _probe_cc(i: int, cc: str) -> None:
+    """Fail before t0 if flow i's congestion control cannot be set at all:
+    one JSON line naming it, exit status 3."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cc.encode())
+    except OSError as err:
+        problem = f"flow {i}: cannot use congestion control '{cc}': {err.strerror or err}"
+        print(json.dumps({"error": problem}), flush=True)
+        os._exit(3)
+    finally:
+        probe.close()
+
+
+def start_at(cfg: dict[str, Any]) -> None:
+    """``at``: another program as a flow's application (iperf3.py): its
+    congestion control tried here, ``ready``, t0 read, then at t0 +
+    ``start_ns`` this process becomes ``argv`` (exec: same pid, same
+    PR_SET_PDEATHSIG, stdout to the engine)."""
+    _probe_cc(cfg["flow"], cfg["cc"])
+    t0 = _handshake()
+    _sleep_until(t0 + cfg["start_ns"])
+    os.execvp(cfg["argv"][0], cfg["argv"])
+
+
 def main(argv: list[str]) -> None:
     mode, cfg = argv[0], json.loads(argv[1])
     if mode == "recv":
         receive(cfg)
     elif mode == "send":
         send(cfg)
+    elif mode == "at":
+        start_at(cfg)
     else:
         raise SystemExit(f"unknown mode {mode}")
 

@@ -54,7 +54,7 @@ def add_parsers(sub) -> None:
     live_sub = live.add_subparsers(dest="live_command", parser_class=type(live))
     run = live_sub.add_parser("run", help="run a scenario live and write a run directory (engine: live)")
     _scenario_args(run, "run directory to write (default: runs/<scenario name>-live)")
-    from .choices import QDISCS, SENDERS, SOCKET_BUFFERS
+    from .choices import APPS, DELAYS, QDISCS, SENDERS, SOCKET_BUFFERS
 
     run.add_argument("--senders", choices=SENDERS, default=SENDERS[0],
                      help="shared (default): every flow from one sender namespace, an address each; separate: "
@@ -65,6 +65,13 @@ def add_parsers(sub) -> None:
     run.add_argument("--socket-buffers", choices=SOCKET_BUFFERS, default=SOCKET_BUFFERS[0],
                      help="ccarena (default): TCP buffers up to 64 MB; default: the kernel's own limits, as an "
                           "untuned host has them")
+    run.add_argument("--app", choices=APPS, default=APPS[0],
+                     help="agent (default): ccarena's agents (TCP_INFO every tick); iperf3: an iperf3 client and "
+                          "server per flow, goodput counted by the receiving iperf3 (bulk [[flow]]s, whole seconds, "
+                          "output interval >= 0.1 s)")
+    run.add_argument("--delays", choices=DELAYS, default=DELAYS[0],
+                     help="delay-line (default): one delay line for every flow; per-sender: a delay line and TUN "
+                          "device per sender (needs --senders separate and the kernel bottleneck)")
     add_wait_argument(run)
     cleanup = live_sub.add_parser("cleanup", help="remove leftovers of killed live runs: namespaces, devices, "
                                                   "processes, and the BPF congestion controls they registered")
@@ -120,7 +127,8 @@ def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
         _log(f"ccarena: warning: {line}")
     from .testbed import Choices
 
-    choices = Choices(senders=args.senders, qdisc=args.qdisc, socket_buffers=args.socket_buffers)
+    choices = Choices(senders=args.senders, qdisc=args.qdisc, socket_buffers=args.socket_buffers, app=args.app,
+                      delays=args.delays)
     result = run_live(scenario, out=out, log=_log, bottleneck=args.bottleneck, wait=args.wait, choices=choices,
                       announce=(
         f"ccarena: live run of {args.scenario} ({plural(len(cfg['flows']), 'flow')}, "
@@ -133,9 +141,14 @@ def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
           f"p99 {dl['lateness_p99_us']:.0f} us, max {dl['lateness_max_us']:.0f} us; "
           f"{dl['late_over_1ms']} packets over 1 ms late")
     losses = result.summary["live"]["losses"]
-    print(f"losses:     {losses['lost_segments']} segments lost (bottleneck drops {losses['bottleneck']}, "
-          f"elsewhere in the testbed {losses['testbed_total']}); {losses['retransmitted_segments']} retransmitted, "
-          f"{losses['spurious_retransmits']} of them spurious")
+    if losses["lost_segments"] is None:  # iperf3 counts no segments
+        print(f"losses:     bottleneck drops {losses['bottleneck']}, elsewhere in the testbed "
+              f"{losses['testbed_total']}; {losses['retransmitted_segments']} retransmitted (segments lost: not "
+              "counted by iperf3)")
+    else:
+        print(f"losses:     {losses['lost_segments']} segments lost (bottleneck drops {losses['bottleneck']}, "
+              f"elsewhere in the testbed {losses['testbed_total']}); {losses['retransmitted_segments']} "
+              f"retransmitted, {losses['spurious_retransmits']} of them spurious")
     print(f"summary:    {out / 'summary.json'}")
     print(f"timeseries: {out / 'timeseries.parquet'}, {out / 'link.parquet'}")
     print(f"plot:       {out / 'goodput.png'}")

@@ -27,16 +27,16 @@ from ..results import Result
 from ..rundir import check_target
 from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, source_dir
 from ..topology import is_topology, link_configs
-from . import capacity, interrupts, testbed, workloads
-from .agent import DRAIN_S
+from . import capacity, interrupts, iperf3, testbed, workloads
+from .agents import Agents
 from .ccs import cc_key, cleanup_registrations, is_kernel_cc, known_names, resolve_kernel_names
 from .hygiene import TestbedLock, cleanup_leftovers, delete_namespaces, run_prefix
-from .processes import Child
+from .hostmodel import cpu_times, steal_fraction
+from .processes import READY_TIMEOUT_S, Child
 from .rawresult import build_raw
 
 #: Shortest telemetry interval (the bottleneck is read with `tc` per tick).
 MIN_INTERVAL_NS = 10_000_000
-_READY_TIMEOUT_S = 15.0
 #: Between the start signal and t0, for every agent to be waiting.
 _START_LEAD_NS = 300_000_000
 
@@ -270,7 +270,8 @@ def run_live(
     """Run a (live-checked) scenario on the testbed; returns a Result whose
     summary has ``engine: "live"``. Needs root; holds the testbed lock.
     ``choices``: how the testbed is built (testbed.Choices: separate
-    senders, HTB, the kernel's socket buffers), the engine's by default.
+    senders, HTB, the kernel's socket buffers, iperf3 as the application,
+    a delay line per sender), the engine's by default.
     ``packet_trace``: a file for the delay line's packet trace (the host
     measurement's input, crates/delayline/src/trace.rs).
     ``wait``: seconds to wait for it if another live command holds it
@@ -284,12 +285,12 @@ def run_live(
     (interrupts.py): the run stops at the next safe point, tears down, and
     the signal then ends the command as it would have otherwise."""
     mode = check_supported(scenario, bottleneck)
-    choices.check()
-    if choices.senders == "separate" and scenario.config.get("workloads"):
-        raise ScenarioError("--senders", "separate senders run the [[flow]]s only; [[workload]]s run with shared ones")
-    if choices.qdisc != testbed.QDISCS[0] and mode != "kernel":
-        raise ScenarioError("--qdisc", f"{choices.qdisc} is the kernel bottleneck's; this run uses the {mode} one")
+    choices.check(scenario.config, mode)
+    if packet_trace is not None and choices.delays != testbed.DELAYS[0]:
+        raise ScenarioError("live", "a packet trace is one delay line's; per-sender delay lines have several")
     binary = check_prerequisites()
+    if choices.app == "iperf3":
+        iperf3.check_installed()
     if out is not None:
         check_target(Path(out), "run")
     with interrupts.deferred():
@@ -359,78 +360,41 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
     flows = cfg["flows"]
     arrivals = workloads.schedule(cfg)
     names = testbed.Names.for_prefix(run_prefix(), len(flows) if choices.senders == "separate" else 0)
+    tuns = testbed.tun_names(len(flows) if choices.delays == "per-sender" else 0)
     children: list[Child] = []
     stack = ExitStack()
     sampler = None
     try:
         kernel_cc = resolve_kernel_names([cc_key(f) for f in endpoints(cfg)], stack)
         testbed.create_namespaces(names, len(endpoints(cfg)), ecn_mode(cfg), choices.socket_buffers)
-
-        with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
-            delay = Child("delay line", ["ip", "netns", "exec", names.rt, str(binary), "--tun", testbed.TUN,
-                                         *delay_line_args(cfg, mode, Path(tmp) / "bottleneck.json"),
-                                         *(["--trace", str(packet_trace)] if packet_trace else [])])
-            children.append(delay)
-            # Ready: it has read its arguments (and the file, if any).
-            if delay.next_line(time.monotonic() + _READY_TIMEOUT_S) != "ready":
-                raise ScenarioError("live", "delay line did not start")
-        testbed.route_through_delay_line(names)
+        delays = _start_delay_lines(cfg, mode, binary, names, tuns, packet_trace, children)
+        testbed.route_through_delay_line(names, tuns)
         split = capacity.fastest_rate_bps(cfg) >= testbed.SPLIT_FROM_BPS and testbed.split_forwarding(
-            names, delay.proc.pid)
+            names, [d.proc.pid for d in delays], tuns)
         if mode == "kernel":
             testbed.install_bottleneck(names, cfg["bottleneck"]["rate_bps"], cfg["bottleneck"]["buffer_bytes"],
                                        choices.qdisc)
 
-        timing = {"interval_ns": cfg["interval_ns"], "duration_ns": cfg["duration_ns"]}
-        ports = [testbed.BASE_PORT + i for i in range(len(endpoints(cfg)))]
-        sizes = [None if f.get("size_bytes") is None else workloads.payload_bytes(f["size_bytes"], cfg["mss"])
-                 for f in flows]
-        wls = cfg.get("workloads") or []
-        agent = [sys.executable, "-m", "ccarena.live.agent"]
-        receiver_cfg = {**timing, "addr": testbed.RECEIVER_ADDR, "ports": ports[:len(flows)], "sizes": sizes}
-        sender_cfg: dict[str, Any] = {**timing}
-        if wls:
-            both = {"ports": ports[len(flows):], "source_port_base": workloads.SOURCE_PORT_BASE}
-            receiver_cfg["workload"] = {**both, "targets": [a[3] for a in arrivals]}
-            sender_cfg["workload"] = {**both, "flows": [[w, t, size] for w, t, _, size in arrivals],
-                                      "max_active": [w["max_active"] for w in wls],
-                                      "cc": [kernel_cc[cc_key(w)] for w in wls], "dst": testbed.RECEIVER_ADDR,
-                                      "src": [testbed.flow_addr(len(flows) + j) for j in range(len(wls))]}
-        receiver = Child("receiver", ["ip", "netns", "exec", names.rx, *agent, "recv", json.dumps(receiver_cfg)])
-        children.append(receiver)
-        sender_cfg["flows"] = [
-            {"src": testbed.flow_addr(i), "dst": testbed.RECEIVER_ADDR, "port": ports[i],
-             "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"],
-             **({"size": sizes[i]} if sizes[i] is not None else {}),
-             **({"app": app_schedule(cfg, i)} if f.get("app") else {}),
-             **({"netns": f"/run/netns/{names.senders[i]}"} if names.senders else {})}
-            for i, f in enumerate(flows)
-        ]
-        sender = Child("sender", ["ip", "netns", "exec", names.tx, *agent, "send", json.dumps(sender_cfg)])
-        children.append(sender)
-        deadline = time.monotonic() + _READY_TIMEOUT_S
-        if receiver.next_line(deadline) != "ready":
-            raise ScenarioError("live", "receiver did not start")
-        line = sender.next_line(deadline)
-        if line != "ready":
-            raise ScenarioError("live", json.loads(line).get("error", line))
-
+        if choices.app == "iperf3":
+            app: Agents | iperf3.Iperf3App = iperf3.Iperf3App(cfg, names, [kernel_cc[cc_key(f)] for f in flows],
+                                                              children)
+        else:
+            app = Agents(cfg, names, kernel_cc, endpoints(cfg), arrivals, children)
         t0 = time.monotonic_ns() + _START_LEAD_NS
-        delay.send(f"t0 {t0}")
-        sampler = _LinkSampler(names, t0, cfg, delay if mode == "userspace" else None)
+        for delay in delays:
+            delay.send(f"t0 {t0}")
+        sampler = _LinkSampler(names, t0, cfg, delays[0] if mode == "userspace" else None)
         sampler.start()
-        receiver.send(str(t0))
-        sender.send(str(t0))
+        steal_before = cpu_times()
+        app.start(t0)
         deadline = time.monotonic() + (_START_LEAD_NS + cfg["duration_ns"]) / 1e9 + 20
         with progress.seconds(cfg["duration_ns"] / 1e9, what) as bar, progress.WallClockTicker(bar, t0 / 1e9):
-            rx_doc = json.loads(receiver.next_line(deadline))
-        tx_doc = json.loads(sender.next_line(deadline + DRAIN_S))  # after the network drained
-        receiver.send("end")
-        rx_doc.update(json.loads(receiver.next_line(time.monotonic() + 5)))
+            app.wait_traffic(deadline)
+        rx_doc, tx_doc, app_summary = app.results()
+        steal = steal_fraction(steal_before, cpu_times())
         sampler.join(timeout=5)
-        counters = testbed.read_counters(names)  # before the delay line (and its TUN device) goes
-        delay.proc.send_signal(signal.SIGTERM)
-        delay_stats = json.loads(delay.next_line(time.monotonic() + 5))
+        counters = testbed.read_counters(names)  # before the delay lines (and their TUN devices) go
+        delay_stats = _stop_delay_lines(delays)
     finally:
         # Signals are only recorded meanwhile (interrupts.deferred).
         if sampler is not None:
@@ -442,7 +406,8 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
 
     if tx_doc["errors"]:
         raise ScenarioError("live", tx_doc["errors"][0])
-    raw = build_raw(cfg, rx_doc, tx_doc, sampler.samples, delay_stats if mode == "userspace" else None)
+    delay_line = merged_delay_stats(delay_stats)
+    raw = build_raw(cfg, rx_doc, tx_doc, sampler.samples, delay_line if mode == "userspace" else None)
     add_sized_flows(cfg, raw, arrivals, tx_doc, rx_doc)
     result = Result(scenario, raw)
     result.summary["engine"] = "live"
@@ -453,23 +418,68 @@ def _execute(scenario: ResolvedScenario, mode: str, binary: Path, what: str = "l
                         f"{len(link_configs(cfg))} links)" if is_topology(cfg) else
                         "userspace (the simulator's queue in the delay line)")
                        if mode == "userspace" else f"kernel ({choices.qdisc.upper()} + bfifo)"),
-        "delay_line": delay_stats,
+        "delay_line": delay_line,
+        **({"delay_lines": delay_stats} if len(delay_stats) > 1 else {}),
         "split_forwarding": split,
         "testbed": dataclasses.asdict(choices),
+        # The share of the machine's CPU time its hypervisor gave others
+        # during the traffic (/proc/stat): stalls grow with it.
+        "cpu_steal": round(steal, 4),
         "link_samples": len(sampler.samples),
-        "losses": testbed.loss_report(counters, delay_stats, mode == "userspace", tx_doc, rx_doc),
+        "losses": testbed.loss_report(counters, delay_line, mode == "userspace", tx_doc, rx_doc),
         "limited": limited_report(tx_doc),
+        **({"iperf3": app_summary} if app_summary is not None else {}),
     }
     return result
 
 
-def app_schedule(cfg: dict[str, Any], i: int) -> dict[str, Any]:
-    """Flow i's application for the sender agent: its rate and its ON
-    periods, the simulator's own draws (crates/sim/src/app.rs)."""
-    from .. import _core
+def _start_delay_lines(cfg: dict[str, Any], mode: str, binary: Path, names: testbed.Names, tuns: list[str],
+                       packet_trace: Path | None, children: list[Child]) -> list[Child]:
+    """One delay line per TUN device (testbed.tun_names), each with every
+    flow's arguments (the routes give each only its own sender's packets;
+    a flow's jitter stream is then its own, as in one delay line), ready."""
+    delays = []
+    with tempfile.TemporaryDirectory(prefix="ccarena-delayline-") as tmp:
+        args = delay_line_args(cfg, mode, Path(tmp) / "bottleneck.json")
+        for tun in tuns:
+            delays.append(Child("delay line" if len(tuns) == 1 else f"delay line {tun}", [
+                "ip", "netns", "exec", names.rt, str(binary), "--tun", tun, *args,
+                *(["--trace", str(packet_trace)] if packet_trace else [])]))
+            children.append(delays[-1])
+        # Ready: it has read its arguments (and the file, if any).
+        for delay in delays:
+            if delay.next_line(time.monotonic() + READY_TIMEOUT_S) != "ready":
+                raise ScenarioError("live", f"{delay.name} did not start")
+    return delays
 
-    return {"rate_bps": cfg["flows"][i]["app"].get("rate_bps"), "mss": cfg["mss"],
-            "on": _core.app_on_periods(json.dumps(cfg), i)}
+
+def _stop_delay_lines(delays: list[Child]) -> list[dict[str, Any]]:
+    """Each delay line's statistics, printed as SIGTERM stops it."""
+    for delay in delays:
+        delay.proc.send_signal(signal.SIGTERM)
+    return [json.loads(delay.next_line(time.monotonic() + 5)) for delay in delays]
+
+
+#: Delay-line statistics that add up over several delay lines.
+_SUMMED = ("packets", "bytes", "segments", "passthrough", "dropped_overflow", "write_errors", "late_over_1ms")
+
+
+def merged_delay_stats(stats: list[dict[str, Any]]) -> dict[str, Any]:
+    """One delay line's statistics as they are; several (per-sender) as
+    one: counts summed, the mean lateness over all their packets, the
+    maxima and the percentiles the worst delay line's (an upper bound;
+    each one's are in ``live.delay_lines``)."""
+    if len(stats) == 1:
+        return stats[0]
+    packets = sum(s["packets"] for s in stats)
+    return {
+        **{key: max(s[key] for s in stats) for key in stats[0] if key.startswith("lateness_") or key.startswith("max_")},
+        **{key: sum(s[key] for s in stats) for key in _SUMMED},
+        "lateness_mean_us": round(sum(s["lateness_mean_us"] * s["packets"] for s in stats) / packets, 3)
+        if packets else 0.0,
+        "gso": all(s["gso"] for s in stats),
+        "realtime": all(s["realtime"] for s in stats),
+    }
 
 
 def add_sized_flows(cfg: dict[str, Any], raw: dict[str, Any], arrivals: list[tuple[int, int, int, int]],

@@ -1,5 +1,7 @@
 """A child process of the live engine whose stdout lines arrive on a queue
-(so the engine can wait for ``ready`` with a deadline)."""
+(so the engine can wait for ``ready`` with a deadline), and optionally
+are kept with the instant each arrived (iperf3.py places iperf3's reports
+on the run's clock by it)."""
 
 from __future__ import annotations
 
@@ -14,9 +16,15 @@ from . import interrupts
 from .hygiene import kill_group, spawn
 
 
+#: How long a child may take to say it is ready (``ready`` on stdout).
+READY_TIMEOUT_S = 15.0
+
+
 class Child:
-    def __init__(self, name: str, argv: list[str]) -> None:
+    def __init__(self, name: str, argv: list[str], stamped: bool = False) -> None:
         self.name = name
+        #: With ``stamped``: every stdout line with its arrival (CLOCK_MONOTONIC ns).
+        self.output: list[tuple[int, str]] | None = [] if stamped else None
         self.stderr = tempfile.TemporaryFile()
         self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                           text=True, bufsize=1)
@@ -27,6 +35,8 @@ class Child:
     def _pump(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            if self.output is not None:
+                self.output.append((time.monotonic_ns(), line.rstrip("\n")))
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
@@ -52,6 +62,18 @@ class Child:
             self.proc.wait(timeout=5)
             raise ScenarioError("live", f"{self.name} failed: {self.error_text()}")
         return line
+
+    def wait_output(self, deadline: float) -> list[tuple[int, str]]:
+        """A stamped child's whole output, once it has closed its stdout
+        (exited); a one-line error if the deadline (time.monotonic())
+        passes first. Waits in short slices (interrupts.check)."""
+        assert self.output is not None, "only a stamped child keeps its output"
+        while self.pump.is_alive():
+            interrupts.check()
+            if time.monotonic() >= deadline:
+                raise ScenarioError("live", f"{self.name} did not finish in time")
+            self.pump.join(timeout=interrupts.POLL_S)
+        return self.output
 
     def send(self, text: str) -> None:
         assert self.proc.stdin is not None

@@ -12,7 +12,9 @@ data segments out (sender) and in (receiver) at the end; they are read
 after the network drained (agent.py), so a segment that left and did not
 arrive was dropped (at the bottleneck or, on a slow host, elsewhere: see
 the ``live.losses`` accounting), and only the segments still unacknowledged
-when the drain timed out count as in_network.
+when the drain timed out count as in_network. With iperf3 as the
+application (iperf3.py) the samples are its interval reports: what they
+lack is null, and there are no segment counts (null conservation).
 """
 
 from __future__ import annotations
@@ -69,6 +71,12 @@ def _mode(row: list | None, since_start_ns: int) -> int:
     if row[_PGAIN] is not None and row[_CGAIN] is not None:
         return kernel_bbr_mode(row[_PGAIN], row[_CGAIN], since_start_ns)
     return 0
+
+
+def _float(row: list | None, column: int) -> float | None:
+    """A sample's column as a float; None where there is no sample or the
+    application did not report it."""
+    return None if row is None or row[column] is None else float(row[column])
 
 
 def _percentile(sorted_values: list[float], q: float) -> float | None:
@@ -162,6 +170,9 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
 
     rx_bytes = [[0] * n_flows] + rx["bytes"]  # index k: cumulative at tick k
     samples = [[None] * n_flows] + tx["samples"]
+    # iperf3's reports (iperf3.py) fill only some of a sample's columns
+    # (None: not reported) and count no segments.
+    agent = tx.get("telemetry", "agent") == "agent"
 
     def retrans_at(k: int, i: int) -> int:
         row = samples[k][i]
@@ -197,17 +208,17 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["goodput_bps"].append((rx_bytes[k][i] - rx_bytes[k - 1][i]) * 8 / (iv / 1e9))
             series["cwnd"].append(0 if row is None else row[_CWND])
             series["inflight"].append(0 if row is None else row[_INFLIGHT])
-            series["pacing_rate_bps"].append(None if row is None else float(row[_PACING]))
+            series["pacing_rate_bps"].append(_float(row, _PACING))
             srtt = None if row is None or row[_SRTT] == 0 else row[_SRTT]
             series["srtt_us"].append(srtt)
             series["rtt_us"].append(srtt)  # TCP_INFO has no latest sample
             series["min_rtt_us"].append(None if row is None or row[_MINRTT] in (0, 0xFFFFFFFF) else row[_MINRTT])
             series["ca_state"].append(0 if row is None else row[_CASTATE])
-            series["cc_mode"].append(_mode(row, t_ns - cfg["flows"][i]["start_ns"]))
+            series["cc_mode"].append(_mode(row, t_ns - cfg["flows"][i]["start_ns"]) if agent else None)
             series["pacing_gain"].append(None if row is None else row[_PGAIN])
             series["cwnd_gain"].append(None if row is None else row[_CGAIN])
             series["bw_estimate_bps"].append(None if row is None else row[_BW])
-            series["delivery_rate_bps"].append(None if row is None else float(row[_DELIVERY]))
+            series["delivery_rate_bps"].append(_float(row, _DELIVERY))
             series["cc_var"].append(None if row is None else row[_VAR])
             series["extra_acked"].append(None if row is None else row[_EXTRA_ACKED])
             # Its bytes in the queues of its data path's links (the simulator's rule).
@@ -231,27 +242,28 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
     flows = []
     for i in range(n_flows):
         srtts = sorted(float(samples[k][i][_SRTT]) for k in in_window
-                       if samples[k][i] is not None and samples[k][i][_SRTT] > 0)
+                       if samples[k][i] is not None and (samples[k][i][_SRTT] or 0) > 0)
         final = tx["final"][i] or {}
-        sent = final.get("data_segs_out", 0)
-        arrived = min(sent, rx["data_segs_in"][i])
-        # Read after the network drained (agent.py): what left and never
-        # arrived was dropped -- at the bottleneck or, on a slow host,
-        # elsewhere (summary live.losses) -- except the few segments still
-        # unacknowledged if the drain timed out.
-        dropped = max(0, sent - arrived - final.get("unacked", 0))
+        segments: dict[str, int | None] = dict.fromkeys(("sent", "arrived", "dropped", "in_network"))
+        if agent:
+            sent = final.get("data_segs_out", 0)
+            arrived = min(sent, rx["data_segs_in"][i])
+            # Read after the network drained (agent.py): what left and never
+            # arrived was dropped -- at the bottleneck or, on a slow host,
+            # elsewhere (summary live.losses) -- except the few segments still
+            # unacknowledged if the drain timed out.
+            dropped = max(0, sent - arrived - final.get("unacked", 0))
+            segments = {"sent": sent, "arrived": arrived, "dropped": dropped,
+                        "in_network": max(0, sent - arrived - dropped)}
         flows.append({
             "delivered_bytes_window": rx_bytes[k_to][i] - rx_bytes[k_from][i],
             "delivered_bytes_total": rx_bytes[n_ticks][i],
             "retransmits_window": max(0, retrans_at(k_to, i) - retrans_at(k_from, i)),
             "retransmits_total": final.get("total_retrans", 0),
-            "sent_segments": sent,
-            "arrived_segments": arrived,
-            "dropped_segments": dropped,
-            "in_network_segments": max(0, sent - arrived - dropped),
+            **{f"{key}_segments": n for key, n in segments.items()},
             "rtt_mean_us": sum(srtts) / len(srtts) if srtts else None,
             "rtt_p95_us": _percentile(srtts, 0.95),
-            "rto_count": final.get("total_rto") or 0,
+            "rto_count": (final.get("total_rto") or 0) if agent else None,
             # ECN: marks by the userspace links of its path, CE the
             # receiver's kernel counted, the sender's delivered_ce (None: not seen).
             "ce_marked": sum(finals[j]["flow_marks"][i] for j in paths[i]) if userspace is not None else None,

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from . import interrupts
-from .choices import QDISCS, SENDERS, SOCKET_BUFFERS
+from .choices import APPS, DELAYS, QDISCS, SENDERS, SOCKET_BUFFERS
 
 SENDER_NET = "10.201.1"
 RECEIVER_NET = "10.201.2"
@@ -78,8 +78,8 @@ def flow_addr(i: int) -> str:
     return f"{SENDER_NET}.{10 + i}"
 
 
-# SENDERS, QDISCS, SOCKET_BUFFERS: the testbed's choices (choices.py, which the
-# command's parser reads without importing this module).
+# SENDERS, QDISCS, SOCKET_BUFFERS, APPS, DELAYS: the testbed's choices
+# (choices.py, which the command's parser reads without importing this module).
 
 
 @dataclass(frozen=True)
@@ -91,12 +91,37 @@ class Choices:
     senders: str = SENDERS[0]
     qdisc: str = QDISCS[0]
     socket_buffers: str = SOCKET_BUFFERS[0]
+    app: str = APPS[0]
+    delays: str = DELAYS[0]
 
-    def check(self) -> None:
+    def check(self, cfg: dict[str, Any] | None = None, bottleneck: str = "kernel") -> None:
+        """Refuses a value that is not a choice and, given the scenario's
+        configuration and the bottleneck it runs on (engine.check_supported),
+        a combination that cannot work."""
         for flag, value, allowed in (("--senders", self.senders, SENDERS), ("--qdisc", self.qdisc, QDISCS),
-                                     ("--socket-buffers", self.socket_buffers, SOCKET_BUFFERS)):
+                                     ("--socket-buffers", self.socket_buffers, SOCKET_BUFFERS),
+                                     ("--app", self.app, APPS), ("--delays", self.delays, DELAYS)):
             if value not in allowed:
                 raise ScenarioError(flag, f"expected one of {', '.join(allowed)}, got {value!r}")
+        if cfg is None:
+            return
+        if self.senders == "separate" and cfg.get("workloads"):
+            raise ScenarioError("--senders", "separate senders run the [[flow]]s only; [[workload]]s run with "
+                                "shared ones")
+        if self.qdisc != QDISCS[0] and bottleneck != "kernel":
+            raise ScenarioError("--qdisc", f"{self.qdisc} is the kernel bottleneck's; this run uses the "
+                                f"{bottleneck} one")
+        if self.delays == "per-sender":
+            if self.senders != "separate":
+                raise ScenarioError("--delays", "per-sender delay lines need --senders separate (a sender "
+                                    "host, so a namespace, each)")
+            if bottleneck != "kernel":
+                raise ScenarioError("--delays", f"per-sender delay lines need the kernel bottleneck (the "
+                                    f"{bottleneck} one lives in the one delay line)")
+        if self.app == "iperf3":
+            from .iperf3 import check_scenario  # (iperf3.py imports this module)
+
+            check_scenario(cfg)
 
 
 @dataclass(frozen=True)
@@ -188,12 +213,32 @@ def create_namespaces(names: Names, n_flows: int, ecn: str = "off", socket_buffe
     sh("ip", "-n", names.rx, "route", "add", "default", "via", ROUTER_RX_ADDR)
 
 
-def route_through_delay_line(names: Names) -> None:
-    """Once the delay line has created its TUN device."""
-    sh("ip", "-n", names.rt, "link", "set", TUN, "txqueuelen", "20000", "up")
-    sh("ip", "-n", names.rt, "route", "add", "default", "dev", TUN, "table", _DELAY_TABLE)
-    for pref, dev in (("100", ROUTER_TX_DEV), ("101", BOTTLENECK_DEV)):
-        sh("ip", "-n", names.rt, "rule", "add", "pref", pref, "iif", dev, "lookup", _DELAY_TABLE)
+def tun_names(per_sender: int = 0) -> list[str]:
+    """The delay lines' TUN devices in the router: one for every flow, or
+    with ``per_sender`` senders one each (``--delays per-sender``)."""
+    return [f"{TUN}{i}" for i in range(per_sender)] if per_sender else [TUN]
+
+
+def route_through_delay_line(names: Names, tuns: list[str] | None = None) -> None:
+    """Once the delay lines have created their TUN devices: everything
+    arriving from the senders or the receiver into the one TUN device, or
+    with a device per sender (tun_names) what comes from sender i and what
+    goes to it into device i, through a routing table of its own."""
+    tuns = tuns or [TUN]
+    for tun in tuns:
+        sh("ip", "-n", names.rt, "link", "set", tun, "txqueuelen", "20000", "up")
+    if tuns == [TUN]:
+        sh("ip", "-n", names.rt, "route", "add", "default", "dev", TUN, "table", _DELAY_TABLE)
+        for pref, dev in (("100", ROUTER_TX_DEV), ("101", BOTTLENECK_DEV)):
+            sh("ip", "-n", names.rt, "rule", "add", "pref", pref, "iif", dev, "lookup", _DELAY_TABLE)
+        return
+    for i, tun in enumerate(tuns):
+        table = str(int(_DELAY_TABLE) + 1 + i)
+        sh("ip", "-n", names.rt, "route", "add", "default", "dev", tun, "table", table)
+        sh("ip", "-n", names.rt, "rule", "add", "pref", "100", "iif", ROUTER_TX_DEV, "from", flow_addr(i),
+           "lookup", table)
+        sh("ip", "-n", names.rt, "rule", "add", "pref", "101", "iif", BOTTLENECK_DEV, "to", flow_addr(i),
+           "lookup", table)
 
 
 def install_bottleneck(names: Names, rate_bps: int, buffer_bytes: int, qdisc: str = "tbf") -> None:
@@ -250,18 +295,20 @@ def cpumask(cpus: list[int]) -> str:
             return ",".join(reversed(words))
 
 
-def split_forwarding(names: Names, delay_pid: int) -> bool:
-    """Pins the delay line to the first CPU we may use and steers the
-    kernel's processing of what it writes into the TUN device (routing,
-    the bottleneck qdisc, the receiver's stack: otherwise done inside its
-    write() calls, on its CPU) to the others with receive packet steering.
-    False on a single CPU."""
+def split_forwarding(names: Names, delay_pids: list[int], tuns: list[str] | None = None) -> bool:
+    """Pins the delay lines to the first CPU we may use and steers the
+    kernel's processing of what they write into their TUN devices (routing,
+    the bottleneck qdisc, the receiver's stack: otherwise done inside their
+    write() calls, on their CPU) to the others with receive packet
+    steering. False on a single CPU."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         return False
-    sh("ip", "netns", "exec", names.rt, "sh", "-c",
-       f"echo {cpumask(cpus[1:])} > /sys/class/net/{TUN}/queues/rx-0/rps_cpus")
-    os.sched_setaffinity(delay_pid, {cpus[0]})
+    for tun in tuns or [TUN]:
+        sh("ip", "netns", "exec", names.rt, "sh", "-c",
+           f"echo {cpumask(cpus[1:])} > /sys/class/net/{tun}/queues/rx-0/rps_cpus")
+    for pid in delay_pids:
+        os.sched_setaffinity(pid, {cpus[0]})
     return True
 
 
@@ -370,20 +417,28 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
     twice): ``spurious_retransmits`` = retransmitted - lost.
 
     The drop counters are read after the agents' counts, so they can only
-    have grown: the check errs toward explaining, never toward blaming."""
+    have grown: the check errs toward explaining, never toward blaming.
+
+    iperf3 (``--app iperf3``) reports retransmissions but no segment
+    counts: the sums that need them are null, the drop counters stay."""
     links, qdiscs = counters["links"], counters["qdiscs"]
     rt, rx = counters["rt"], counters["rx"]
     # Read by the sender with its TCP_INFO, unless the flows' sockets are in
     # namespaces of their own (then the sum over them, read after).
     tx = counters["tx"] if counters.get("separate_senders") else (sender.get("netstat") or counters["tx"])
     finals = [f for f in sender.get("final", []) if f]
-    sent = sum(f["data_segs_out"] for f in finals)
-    arrived = sum(receiver.get("data_segs_in", []))
-    unacked = sum(f.get("unacked", 0) for f in finals)
     retransmitted = sum(f["total_retrans"] for f in finals)
+    counted = sender.get("telemetry", "agent") == "agent"
+    if counted:
+        sent = sum(f["data_segs_out"] for f in finals)
+        arrived = sum(receiver.get("data_segs_in", []))
+        unacked = sum(f.get("unacked", 0) for f in finals)
 
     def dropped(dev: str, way: str) -> int:
         return links.get(dev, {}).get(f"{way}_dropped", 0)
+
+    def tun_dropped(way: str) -> int:  # the delay lines' devices (tun_names)
+        return sum(v[f"{way}_dropped"] for dev, v in links.items() if dev.startswith(TUN))
 
     if userspace:
         # A topology's links (network.rs): the data segments they dropped
@@ -404,9 +459,9 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
         "sender_to_router": sum(v["tx_dropped"] for dev, v in links.items() if dev.startswith("cca-tx")),
         "router_ip": sum(rt.get(k, 0) for k in _ROUTER_IP_DROPS),
         # both directions, in frames (GSO units with the kernel bottleneck)
-        "into_delay_line": dropped(TUN, "tx") + qdiscs.get(TUN, 0),
+        "into_delay_line": tun_dropped("tx") + sum(n for dev, n in qdiscs.items() if dev.startswith(TUN)),
         "delay_line": int(delay_stats.get("dropped_overflow", 0)) + int(delay_stats.get("write_errors", 0)),
-        "out_of_delay_line": dropped(TUN, "rx"),
+        "out_of_delay_line": tun_dropped("rx"),
         # data after the bottleneck, wire packets
         "router_to_receiver": dropped(BOTTLENECK_DEV, "tx"),
         "receiver_tcp": sum(rx.get(k, 0) for k in _RECEIVER_TCP_DROPS),
@@ -421,19 +476,22 @@ def loss_report(counters: dict[str, Any], delay_stats: dict[str, Any], userspace
         + GSO_MAX_SEGMENTS * (testbed["sender_to_router"] + testbed["router_ip"])
         + per_unit * (testbed["into_delay_line"] + testbed["delay_line"] + testbed["out_of_delay_line"])
     )
-    lost = max(0, sent - arrived - unacked)
+    segments: dict[str, int | None] = dict.fromkeys(
+        ("sent_segments", "arrived_segments", "unacknowledged_segments", "lost_segments", "unexplained_losses"))
+    spurious = None
+    if counted:
+        lost = max(0, sent - arrived - unacked)
+        segments = {"sent_segments": sent, "arrived_segments": arrived, "unacknowledged_segments": unacked,
+                    "lost_segments": lost, "unexplained_losses": max(0, lost - counted_at_most)}
+        spurious = max(0, retransmitted - lost)
     return {
         "bottleneck": bottleneck,
         "bottleneck_not_ect": bottleneck_not_ect,
         "testbed": testbed,
         "testbed_total": sum(testbed.values()),
-        "sent_segments": sent,
-        "arrived_segments": arrived,
-        "unacknowledged_segments": unacked,
-        "lost_segments": lost,
-        "unexplained_losses": max(0, lost - counted_at_most),
+        **segments,
         "retransmitted_segments": retransmitted,
-        "spurious_retransmits": max(0, retransmitted - lost),
+        "spurious_retransmits": spurious,
         "reordering_seen": sum(tx.get(f"TcpExt.{k}", 0) for k in ("TCPSACKReorder", "TCPTSReorder", "TCPRenoReorder")),
-        "drained": bool(sender.get("drained", False)),
+        "drained": bool(sender.get("drained", False)) if counted else None,
     }
