@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,60 @@ def test_the_environment_still_sets_the_default_wait(tmp_path: Path, monkeypatch
             hygiene.TestbedLock(path).acquire()
     finally:
         holder.release()
+
+
+def test_waiters_take_the_testbed_in_the_order_they_came(tmp_path: Path) -> None:
+    """A command that releases the testbed and asks for it again at once
+    (reproduce --live, run after run) queues behind one already waiting."""
+    path = tmp_path / "live.lock"
+    holder = hygiene.TestbedLock(path)
+    holder.acquire(0)
+    order: list[str] = []
+    first = hygiene.TestbedLock(path)
+
+    def wait_then_hold() -> None:
+        first.acquire(math.inf)
+        order.append("waited")
+        time.sleep(0.3)
+        first.release()
+
+    thread = threading.Thread(target=wait_then_hold)
+    thread.start()
+    queue = path.with_name(path.name + ".queue")
+    deadline = time.monotonic() + 60
+    while not (queue.exists() and queue.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    holder.release()
+    holder.acquire(math.inf)  # at once, as the next run of a reproduce would
+    order.append("again")
+    holder.release()
+    thread.join(timeout=60)
+    assert order == ["waited", "again"]
+    assert queue.read_text() == ""
+
+
+def test_a_waiter_that_died_holds_no_one_back(tmp_path: Path) -> None:
+    path = tmp_path / "live.lock"
+    dead = 2**22 + 1  # above pid_max's default: no such process
+    path.with_name(path.name + ".queue").write_text(f"{dead} 123 ab\n")
+    lock = hygiene.TestbedLock(path)
+    lock.acquire(0)
+    lock.release()
+
+
+def test_without_wait_a_free_testbed_with_a_waiter_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The testbed is the waiter's turn; a command that does not wait is
+    refused, naming it."""
+    monkeypatch.delenv("CCARENA_LIVE_WAIT", raising=False)
+    path = tmp_path / "live.lock"
+    waiter = hygiene.WaitQueue(path)
+    waiter.join()
+    try:
+        with pytest.raises(ScenarioError, match=rf"another live command \(pid {os.getpid()}\) holds the testbed"):
+            hygiene.TestbedLock(path).acquire(0)
+    finally:
+        waiter.leave()
+    hygiene.TestbedLock(path).acquire(0)
 
 
 @pytest.mark.parametrize(

@@ -67,6 +67,9 @@ class TestbedLock:
         holder's pid and --wait). With ``wait_s`` (None: the environment's
         CCARENA_LIVE_WAIT, else 0; ``math.inf``: until it is free) wait
         that long for the holder to finish, saying so once through ``log``.
+        Commands that wait take the testbed in the order they began to
+        wait (:class:`WaitQueue`), ahead of any that comes later, such as
+        the next run of a ``reproduce --live`` that just released it.
         Ctrl-C ends the wait at once (also when deferred by interrupts.py)."""
         if wait_s is None:
             try:
@@ -75,17 +78,21 @@ class TestbedLock:
                 raise ScenarioError(WAIT_ENV, str(err)) from None
         deadline = time.monotonic() + wait_s
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        queue = WaitQueue(self.path)
         try:
             told = False
             while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    pass
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                ahead = queue.ahead()
+                if ahead is None:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        pass
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or ahead or "?"
                 if time.monotonic() >= deadline:
                     raise ScenarioError("live", self._refusal(holder, wait_s))
+                queue.join()
                 if not told and log is not None:
                     log(f"ccarena: the testbed ({self.path}) is held by pid {holder}; waiting "
                         f"{_waiting_for(wait_s)} (Ctrl-C stops waiting)")
@@ -95,6 +102,8 @@ class TestbedLock:
         except BaseException:
             os.close(fd)
             raise
+        finally:
+            queue.leave()
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd
@@ -111,6 +120,84 @@ class TestbedLock:
             os.ftruncate(self.fd, 0)
             os.close(self.fd)  # closing drops the flock
             self.fd = None
+
+
+class WaitQueue:
+    """The commands waiting for the testbed, in the order they began to
+    wait: a file beside the lock (``<lock>.queue``), a line per waiter
+    (pid, the process's start time in clock ticks, a token of its own),
+    changed only under a flock of its own. A waiter whose process is gone
+    (killed while waiting) no longer counts, and is dropped by the next
+    change. Without it, a command that releases the lock and takes it
+    again at once (``reproduce --live``, run after run) would win every
+    time against one that polls for it."""
+
+    def __init__(self, lock_path: Path) -> None:
+        self.path = lock_path.with_name(lock_path.name + ".queue")
+        # The token tells apart two waiters of one process (threads).
+        self.entry = f"{os.getpid()} {_start_ticks(os.getpid())} {id(self):x}"
+        self.joined = False
+
+    def ahead(self) -> str | None:
+        """The pid of the first live waiter ahead of this one (of any, if
+        it has not joined), or None: its turn."""
+        for line in self._entries():
+            if line == self.entry:
+                return None
+            return line.split()[0]
+        return None
+
+    def join(self) -> None:
+        if not self.joined:
+            self._change(lambda entries: [*entries, self.entry])
+            self.joined = True
+
+    def leave(self) -> None:
+        if self.joined:
+            self._change(lambda entries: [e for e in entries if e != self.entry])
+            self.joined = False
+
+    def _entries(self) -> list[str]:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return []
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)  # never half a change
+            return _live_lines(fd)
+        finally:
+            os.close(fd)
+
+    def _change(self, edit: Callable[[list[str]], list[str]]) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            text = "".join(f"{line}\n" for line in edit(_live_lines(fd))).encode()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, text, 0)
+        finally:
+            os.close(fd)  # and the flock
+
+
+def _start_ticks(pid: int) -> str | None:
+    """The process's start time (clock ticks after boot; /proc/PID/stat
+    field 22), which tells it from a later process given the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+def _live_lines(fd: int) -> list[str]:
+    """The queue file's lines whose waiter still runs."""
+    return [line for line in os.pread(fd, 1 << 20, 0).decode(errors="replace").splitlines() if _alive(line)]
+
+
+def _alive(entry: str) -> bool:
+    """Whether the waiter a queue line names still runs."""
+    fields = entry.split()
+    return len(fields) == 3 and fields[0].isdigit() and _start_ticks(int(fields[0])) == fields[1]
 
 
 def _die_with_parent() -> None:
