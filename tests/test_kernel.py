@@ -470,6 +470,44 @@ def test_parameter_variant_registers_side_by_side(untouched_kernel: None) -> Non
     assert variant not in available() and "cc_cubic" not in available()
 
 
+#: Connects over loopback with TCP_CONGESTION=argv[1] set before connect
+#: and prints the connection's snd_ssthresh (TCP_INFO) once established.
+_SSTHRESH = r"""
+import socket, struct, sys
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen()
+c = socket.socket()
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, sys.argv[1].encode())
+c.connect(ls.getsockname())
+print(struct.unpack_from("I", c.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232), 76)[0])
+"""
+
+
+@needs_kernel
+def test_a_variants_values_reach_the_program(tmp_path: Path, untouched_kernel: None) -> None:
+    """The values a variant is built with are the ones its code reads,
+    also through the compat header's helpers (cca_u32_param and the
+    like). CUBIC with HyStart off and initial_ssthresh = 2 (bbr-fig1's
+    probe) sets snd_ssthresh to 2 in init; with the defaults it stays
+    infinite (0x7fffffff). Until this test the helpers read an empty copy
+    of the values under BPF, and every value they read was its default."""
+    script = tmp_path / "ssthresh.py"
+    script.write_text(_SSTHRESH)
+    params = {"hystart": 0, "initial_ssthresh": 2}
+    spec = "cubic@ccarena"
+    variant = kernel.resolve(spec, params).kernel_name
+    _skip_if_taken(variant)
+    _skip_if_taken("cc_cubic")
+    seen = {}
+    ns = _ns_name("ssthresh")
+    with kernel.registered([(spec, params), spec]), netns(ns):
+        for cc in (variant, "cc_cubic"):
+            res = subprocess.run(["ip", "netns", "exec", ns, sys.executable, str(script), cc], capture_output=True,
+                                 text=True, timeout=60, check=False)
+            assert res.returncode == 0, res.stderr
+            seen[cc] = int(res.stdout)
+    assert seen == {variant: 2, "cc_cubic": 0x7FFFFFFF}
+
+
 _HOLDER = """
 import os, signal, sys, time
 from ccarena import kernel

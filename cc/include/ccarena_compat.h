@@ -532,8 +532,23 @@ struct ccarena_param {
 		       #cname ": more parameters than CCA_MAX_PARAMS")
 
 #ifdef CCARENA_BPF
-const volatile u64 cca_params[CCA_MAX_PARAMS] = {0};
-const volatile u32 cca_n_params = 0;
+/*
+ * A parameter variant (python/ccarena/kernel/build.py) defines
+ * CCA_PARAM_VALUES (its values in index order, a comma-separated list) and
+ * CCA_N_PARAMS before it includes this header, so that these are the one
+ * cca_params / cca_n_params every use reads: the helpers below are
+ * compiled here, in this header. (Renaming an empty pair out of the way
+ * with #define and defining a filled pair after the #include, as the
+ * builder once did, left these helpers reading the empty pair: every value
+ * read through cca_u32_param, cca_ms_param or cca_ratio_param, most of
+ * BBR's and all of CUBIC's, was its default under BPF.)
+ */
+#ifndef CCA_PARAM_VALUES
+#define CCA_PARAM_VALUES 0
+#define CCA_N_PARAMS 0
+#endif
+const volatile u64 cca_params[CCA_MAX_PARAMS] = { CCA_PARAM_VALUES };
+const volatile u32 cca_n_params = CCA_N_PARAMS;
 
 #define CCA_PARAM(sk, index, dflt)					\
 	({ (void)(sk);							\
