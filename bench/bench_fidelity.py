@@ -25,9 +25,10 @@ on a virtual machine such runs are measurements of the hypervisor.
 
 The live runs take ~80 minutes; they are cached in a dated results file
 under docs/ (``docs/fidelity-live-DATE.json``, committed), and the bench
-uses the newest one unless asked to run them again:
+uses each scenario's newest runs (a later file may repeat some scenarios
+only) unless asked to run them again:
 
-    python bench/bench_fidelity.py                # the simulator against the newest live results
+    python bench/bench_fidelity.py                # the simulator against each scenario's newest live results
     python bench/bench_fidelity.py --live         # run the live part again (root), then compare
     python bench/bench_fidelity.py --only bbr-10-50,cubic-10-50
 
@@ -112,9 +113,15 @@ QUEUE_SCENARIOS: dict[str, dict[str, Any]] = {
 QUEUE_BOTTLENECK = "userspace"
 
 
-def live_file() -> Path | None:
-    files = sorted(DOCS.glob("fidelity-live-*.json"))
-    return files[-1] if files else None
+def live_results() -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Each scenario's live entry from the newest results file that has it
+    (a later day may repeat some scenarios only), and that file's name."""
+    results: dict[str, dict[str, Any]] = {}
+    where: dict[str, str] = {}
+    for path in sorted(DOCS.glob("fidelity-live-*.json")):  # dated names: oldest first
+        for name, entry in json.loads(path.read_text())["results"].items():
+            results[name], where[name] = entry, path.name
+    return results, where
 
 
 def runs_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
@@ -261,18 +268,22 @@ def main() -> int:
             record["results"][name] = run_live(name, record["results"].get(name), args.runs)
             path.write_text(json.dumps(record, indent=1) + "\n")
         print(f"live results: {path}", file=sys.stderr)
-    path = live_file()
-    if path is None:
+    everything, where = live_results()
+    if not everything:
         print("no live results under docs/ (run with --live as root)", file=sys.stderr)
         return 1
-    record = json.loads(path.read_text())
-    results = {n: r for n, r in record["results"].items() if n in names and clean(r)}
+    results = {n: r for n, r in everything.items() if n in names and clean(r)}
     live = {n: {"scenario": r["scenario"], "shares": clean(r), "runs": len(runs_of(r))}
             for n, r in results.items() if n in SCENARIOS}
     queues = {n: [run["queue_ms"] for run in runs_of(r) if run["steal"] <= MAX_STEAL]
               for n, r in results.items() if n in QUEUE_SCENARIOS}
-    print(f"live: {path.name} (runs with at most {100 * MAX_STEAL:g}% of their CPU time stolen by the "
-          f"hypervisor); simulator: seeds {SIM_SEEDS[0]}-{SIM_SEEDS[-1]}")
+    files = {}
+    for name in results:
+        files.setdefault(where[name], []).append(name)
+    print("live: each scenario's newest results file ("
+          + "; ".join(f"{file}: {len(ns)} scenarios" for file, ns in sorted(files.items(), reverse=True))
+          + f"), runs with at most {100 * MAX_STEAL:g}% of their CPU time stolen by the hypervisor; "
+          f"simulator: seeds {SIM_SEEDS[0]}-{SIM_SEEDS[-1]}")
     if live:
         sims = {host: run_sim(list(live), host) for host in ("linux", "ideal")}
         text, verdicts = table(live, sims)
