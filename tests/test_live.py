@@ -673,7 +673,12 @@ def test_ecn_marks_in_real_headers_are_echoed_and_counted(clean_host, tmp_path):
     live = json.loads((tmp_path / "live" / "summary.json").read_text())
     assert live["marks"] > 0
     losses = live["live"]["losses"]
-    assert losses["bottleneck"] == losses["bottleneck_not_ect"], losses  # an ECT packet is marked, never dropped
+    # RED marks an ECT packet where it would drop it; only a full buffer
+    # (2 BDP: 500,000 bytes) drops one, as in Linux's red without harddrop
+    # (crates/sim/src/qdisc/red.rs). Two of six runs on one day overflowed
+    # it (491 drops, 372 of them Not-ECT), the others dropped nothing.
+    if losses["bottleneck"] != losses["bottleneck_not_ect"]:
+        assert live["conservation"]["max_queue_bytes"] >= 500_000 - 2 * 1514, (losses, live["conservation"])
     for f in live["flows"]:
         assert f["ecn"] == "classic"
         assert f["ce_marked"] > 0 and f["ce_received"] == f["ce_marked"], f
