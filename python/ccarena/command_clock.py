@@ -10,18 +10,29 @@ import time
 from pathlib import Path
 
 
+def process_start_ticks(pid: int | str = "self") -> int | None:
+    """When a process started, in clock ticks after boot (/proc/PID/stat
+    field 22, which also tells it from a later process given the same
+    pid), or None where /proc cannot tell (no such process)."""
+    try:
+        # The fields after the command name (which may hold spaces) start at field 3.
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat[stat.rindex(")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def process_age_s() -> float | None:
     """Seconds since this process started (clock-tick resolution, 10 ms),
     or None where /proc cannot tell."""
+    start_ticks = process_start_ticks()
+    if start_ticks is None:
+        return None
     try:
-        # Field 22, starttime (ticks after boot); the fields after the
-        # command name (which may hold spaces) start at field 3.
-        stat = Path("/proc/self/stat").read_text()
-        start_ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
         uptime_s = float(Path("/proc/uptime").read_text().split()[0])
-        return max(0.0, uptime_s - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+    return max(0.0, uptime_s - start_ticks / os.sysconf("SC_CLK_TCK"))
 
 
 class CommandClock:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..command_clock import process_start_ticks
 from ..errors import ScenarioError
 from . import interrupts
 
@@ -135,17 +136,16 @@ class WaitQueue:
     def __init__(self, lock_path: Path) -> None:
         self.path = lock_path.with_name(lock_path.name + ".queue")
         # The token tells apart two waiters of one process (threads).
-        self.entry = f"{os.getpid()} {_start_ticks(os.getpid())} {id(self):x}"
+        self.entry = f"{os.getpid()} {process_start_ticks()} {id(self):x}"
         self.joined = False
 
     def ahead(self) -> str | None:
         """The pid of the first live waiter ahead of this one (of any, if
         it has not joined), or None: its turn."""
-        for line in self._entries():
-            if line == self.entry:
-                return None
-            return line.split()[0]
-        return None
+        entries = self._entries()
+        if not entries or entries[0] == self.entry:
+            return None
+        return entries[0].split()[0]
 
     def join(self) -> None:
         if not self.joined:
@@ -179,16 +179,6 @@ class WaitQueue:
             os.close(fd)  # and the flock
 
 
-def _start_ticks(pid: int) -> str | None:
-    """The process's start time (clock ticks after boot; /proc/PID/stat
-    field 22), which tells it from a later process given the same pid."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rindex(")") + 2 :].split()[19]
-
-
 def _live_lines(fd: int) -> list[str]:
     """The queue file's lines whose waiter still runs."""
     return [line for line in os.pread(fd, 1 << 20, 0).decode(errors="replace").splitlines() if _alive(line)]
@@ -197,7 +187,10 @@ def _live_lines(fd: int) -> list[str]:
 def _alive(entry: str) -> bool:
     """Whether the waiter a queue line names still runs."""
     fields = entry.split()
-    return len(fields) == 3 and fields[0].isdigit() and _start_ticks(int(fields[0])) == fields[1]
+    if len(fields) != 3 or not fields[0].isdigit():
+        return False
+    ticks = process_start_ticks(int(fields[0]))
+    return ticks is not None and str(ticks) == fields[1]
 
 
 def _die_with_parent() -> None:
