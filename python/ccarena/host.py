@@ -4,7 +4,9 @@
 ``host = "linux"`` (the default) is the model measured on Linux by
 ``ccarena live host --measure`` (python/ccarena/live/hostmodel.py) and
 committed as ``python/ccarena/hosts/linux.toml``; ``"linux-busy"`` the same
-host with every CPU busy; ``"ideal"`` no host at all (exact timing, the
+host with every CPU busy; ``"linux-stalls"`` a machine whose path stalled
+~18 times a second (the default until 2026-11-28; docs/host.md, "Two
+machines, two testbeds"); ``"ideal"`` no host at all (exact timing, the
 ablation); a path names a model file of the same form (relative to the
 scenario file); a table gives one inline:
 

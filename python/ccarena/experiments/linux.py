@@ -184,8 +184,19 @@ def write(path: Path, records: Sequence[Record]) -> None:
 
 # --- Running.
 
-def host() -> dict[str, Any]:
-    return {"kernel": platform.release(), "cpus": len(os.sched_getaffinity(0))}
+def host(outcomes: Mapping[str, Outcome] | None = None) -> dict[str, Any]:
+    """The host, and how its testbed's path behaved in ``outcomes``' runs:
+    how many ran on a stalling path (docs/host.md, "Two machines, two
+    testbeds"), so that a record can be read against the host model."""
+    doc: dict[str, Any] = {"kernel": platform.release(), "cpus": len(os.sched_getaffinity(0))}
+    if outcomes:
+        from ..live.hostmodel import path_stalled
+
+        late = [(o.summary["live"]["delay_line"]["late_over_1ms"], o.summary["scenario"]["config"]["duration_ns"] / 1e9)
+                for o in outcomes.values()]
+        doc["late_over_1ms_per_s"] = round(sorted(n / s for n, s in late)[len(late) // 2], 2)  # the median run's
+        doc["runs_on_a_stalling_path"] = sum(path_stalled(n, s) for n, s in late)
+    return doc
 
 
 def on_linux(spec: RunSpec) -> RunSpec:
@@ -266,10 +277,10 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
 
         reason = f"its analysis could not measure the live runs ({describe(err)})"
         log(f"ccarena: live: {exp.name}: {reason}")
-        return Record(exp.name, date, quick, cannot=reason, runs=len(specs), host=host()), outcomes
+        return Record(exp.name, date, quick, cannot=reason, runs=len(specs), host=host(outcomes)), outcomes
     judged = {c.id for c in of_experiment(paper, exp.name)}
     measured = {k: v for k, v in rep.measured.items() if k in judged}
-    return Record(exp.name, date, quick, measured=measured, runs=len(specs), host=host()), outcomes
+    return Record(exp.name, date, quick, measured=measured, runs=len(specs), host=host(outcomes)), outcomes
 
 
 def stderr_log(line: str) -> None:

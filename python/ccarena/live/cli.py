@@ -119,6 +119,7 @@ def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
         raise ScenarioError("live", "expected `live run SCENARIO.toml`, `live cleanup`, `live capacity` or `live host`")
     from ..units import plural
     from .engine import load_live_scenario, run_live
+    from .hostmodel import STALLING_LATE_PER_S, path_stalled
 
     scenario = load_live_scenario(args.scenario, _overrides(args), bottleneck=args.bottleneck)
     out = args.out if args.out is not None else Path("runs") / f"{scenario.name}-live"
@@ -140,6 +141,9 @@ def run_live_command(args: argparse.Namespace, clock: CommandClock) -> int:
     print(f"delay line: {dl['packets']} packets, lateness mean {dl['lateness_mean_us']:.0f} us, "
           f"p99 {dl['lateness_p99_us']:.0f} us, max {dl['lateness_max_us']:.0f} us; "
           f"{dl['late_over_1ms']} packets over 1 ms late")
+    if path_stalled(dl["late_over_1ms"], cfg["duration_ns"] / 1e9):
+        print(f"            over {STALLING_LATE_PER_S:g} a second: a testbed whose path stalls, as the "
+              "simulator's host = \"linux-stalls\" (docs/host.md)")
     losses = result.summary["live"]["losses"]
     if losses["lost_segments"] is None:  # iperf3 counts no segments
         print(f"losses:     bottleneck drops {losses['bottleneck']}, elsewhere in the testbed "

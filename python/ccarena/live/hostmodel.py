@@ -79,6 +79,14 @@ MAX_TURNAROUND_NS = 5_000_000
 #: this machine's virtual CPUs such runs had 7x the stalls (37 per second,
 #: up to 135 ms) of runs with under 1% stolen. It is repeated.
 MAX_STEAL = 0.05
+#: A live run whose delay line wrote more than this many packets a second
+#: over 1 ms late ran on a stalling testbed (docs/host.md, "Two machines,
+#: two testbeds"): on the machine of the `linux-stalls` model the
+#: 40-s runs of `make bench-fidelity` had 222-861 such packets (quartiles;
+#: 5.5-21.5 a second), on the quiet machine of `linux` 3-28 (under 1 a
+#: second, 11 at most).
+STALLING_LATE_PER_S = 5.0
+
 #: Attempts per measurement at most, to find the clean runs asked for.
 MAX_ATTEMPTS_PER_RUN = 3
 
@@ -125,6 +133,12 @@ def stalls(records: np.ndarray) -> list[tuple[int, int]]:
     start = np.maximum(t[:-1], due[1:])
     stalled = np.nonzero(t[1:] - start > STALL_LATE_NS)[0]
     return [(int(start[i]), int(t[i + 1])) for i in stalled]
+
+
+def path_stalled(late_over_1ms: int, seconds: float) -> bool:
+    """Whether a live run's delay line (``late_over_1ms`` packets written
+    over 1 ms late in ``seconds``) ran on a stalling testbed."""
+    return late_over_1ms > STALLING_LATE_PER_S * seconds
 
 
 def _overlaps(starts: np.ndarray, ends: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
