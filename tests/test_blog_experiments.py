@@ -33,16 +33,20 @@ def test_quick_run_writes_a_complete_report_with_its_maps(quick_out):
 
 
 def test_the_grid_orders_the_algorithms_as_measured(quick_out):
-    # Quick, seed 1: the 10 ms flow against 50 ms gets 6.7% under BBR,
-    # 18.6% under BBRv2 and 31.7% under tuned BBRv2 (the blog's algorithm),
-    # 31.7% under tuned BBRv3, 40.4% under BBQ, 21.9% under DA-BBR; CUBIC
-    # favours the short flow (66.4%).
+    # Quick, seed 1 (30 s, window 10-30 s): the 10 ms flow against 50 ms
+    # gets 6.6% under BBR, 40.7% under tuned BBR, 30.6% under tuned BBRv3,
+    # 43.9% under BBQ, 24.7% under DA-BBR; CUBIC favours the short flow
+    # (76.2%). Untuned BBRv2 and BBRv3 have not reached their split by 30 s
+    # (37.1% and 31.5% here): their 10 ms flow falls from ~35% to ~5-8%
+    # over 30-60 s, sooner or later by the seed (full length, 5 seeds:
+    # BBRv2 6.9% against 35.9% tuned), so the quick run does not order
+    # them against their tuned versions.
     n = json.loads((quick_out / "blog-fairness-map" / "results.json").read_text())["numbers"]
     ccs = ("bbr", "bbr2", "bbr2_tuned", "bbr_tuned", "bbr3", "bbr3_tuned", "bbq", "da_bbr", "cubic")
     share = {cc: n[f"{cc}.share.10-50ms"] for cc in ccs}
     assert share["bbr"] < 0.15 and share["cubic"] > 0.6
     assert share["bbr3_tuned"] > 2 * share["bbr"] and share["bbq"] > share["bbr3_tuned"] > share["da_bbr"] > share["bbr"]
-    assert share["bbr2_tuned"] > 1.5 * share["bbr2"] and share["bbr_tuned"] > 2 * share["bbr"]
+    assert share["bbr_tuned"] > 2 * share["bbr"]
     # Against CUBIC in a shallow buffer BBRv2 and BBRv3 are fairer than BBR v1.
     assert n["bbr3.jain_vs_cubic.0.5bdp"] > n["bbr.jain_vs_cubic.0.5bdp"] + 0.1
     assert n["bbr2.jain_vs_cubic.0.5bdp"] > n["bbr.jain_vs_cubic.0.5bdp"] + 0.1

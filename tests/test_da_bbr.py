@@ -61,8 +61,11 @@ def test_the_first_probe_after_an_rtprop_rise_is_not_scaled_and_the_next_is():
     assert probe_rtt, "no ProbeRTT after the step"
     after = [s for s in samples if s[0] > probe_rtt[-1]]
     assert after[0][1] == 2 and min(s[3] for s in after) >= 40.0, after[:3]
+    # Two probes: the first after ProbeRTT, and the next (a 1.25 phase
+    # lasts until in-flight reaches its target, so the next may run to the
+    # end of the run).
     probes = _phases(after)
-    assert len(probes) >= 3, len(probes)
+    assert len(probes) >= 2, len(probes)
     first, second = probes[0], probes[1]
     # The first probe is compared with the probe before the rise: it, and
     # the rest of its cycle, are not scaled (gamma reads 1) ...

@@ -120,7 +120,9 @@ def test_acks_arrive_compressed_behind_reverse_traffic():
         squeezed = [c for f, c in zip(flows["flow"], flows["acks_compressed"], strict=True) if f == 0]
         return sum(squeezed) / sum(acks)
 
-    assert compressed(False) < 0.05 < 0.2 < compressed(True)
+    # Seed 1, 10 s: 0.0 alone against 0.193 behind the CUBIC flow (ideal
+    # hosts 0.178; the stalling machine's model `linux-stalls` 0.245).
+    assert compressed(False) < 0.05 < 0.1 < compressed(True)
     # The dumbbell records no ACK columns.
     dumbbell = run({"duration": "2s", "bottleneck": LINK, "flow": [{"cc": "bbr", "rtt": "10ms"}]})
     assert "acks" not in dumbbell.timeseries.column_names
