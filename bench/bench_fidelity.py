@@ -21,7 +21,11 @@ counts the turnaround's tail (docs/host.md).
 
 A live run whose CPUs the hypervisor gave to others for more than
 MAX_STEAL of its time is kept in the file but not counted, and repeated:
-on a virtual machine such runs are measurements of the hypervisor.
+on a virtual machine such runs are measurements of the hypervisor. Each
+scenario's row also says how many of its counted runs had a stalling
+path (hostmodel.path_stalled: the delay line wrote over
+STALLING_LATE_PER_S packets a second more than 1 ms late), the testbed
+that `host = "linux-stalls"` models (docs/host.md).
 
 The live runs take ~80 minutes; they are cached in a dated results file
 under docs/ (``docs/fidelity-live-DATE.json``, committed), and the bench
@@ -53,7 +57,7 @@ from typing import Any
 # stolen gave BBR's 10 ms flow 40-58% of the link against 4-9% in runs with
 # under 1% stolen. Such runs are kept in the results file, marked, and
 # repeated.
-from ccarena.live.hostmodel import MAX_STEAL, cpu_times, steal_fraction
+from ccarena.live.hostmodel import MAX_STEAL, cpu_times, path_stalled, steal_fraction
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -130,6 +134,15 @@ def runs_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
     if "runs" in entry:
         return entry["runs"]
     return [{"shares": sh, "steal": st} for sh, st in zip(entry["shares"], entry["steal"], strict=True)]
+
+
+def stalling(entry: dict[str, Any]) -> str:
+    """How many of a scenario's counted runs had a stalling path
+    (hostmodel.path_stalled), of those whose delay line's statistics were
+    recorded (the first runs of 2026-11-27 have none)."""
+    seconds = float(entry["scenario"]["duration"].rstrip("s"))
+    known = [r["late_over_1ms"] for r in runs_of(entry) if r["steal"] <= MAX_STEAL and "late_over_1ms" in r]
+    return f"{sum(path_stalled(n, seconds) for n in known)} of {len(known)} on a stalling path"
 
 
 def clean(entry: dict[str, Any]) -> list[list[float]]:
@@ -225,7 +238,8 @@ def table(live: dict[str, Any], sims: dict[str, dict[str, list[list[float]]]]) -
         flows = rec["scenario"]["flow"]
         for i, f in enumerate(flows):
             lm, ls = _stats(rec["shares"], i)
-            n_clean = f" ({len(rec['shares'])} of {rec['runs']} runs)" if i == 0 else ""
+            n_clean = (f" ({len(rec['shares'])} of {rec['runs']} runs, {rec['stalling']})"
+                       if i == 0 else "")
             cells = [name + n_clean if i == 0 else "", f"{f['cc']} {f['rtt']}", f"{lm:.1f} ± {ls:.1f}"]
             for h in hosts:
                 sm, ss = _stats(sims[h][name], i)
@@ -273,7 +287,7 @@ def main() -> int:
         print("no live results under docs/ (run with --live as root)", file=sys.stderr)
         return 1
     results = {n: r for n, r in everything.items() if n in names and clean(r)}
-    live = {n: {"scenario": r["scenario"], "shares": clean(r), "runs": len(runs_of(r))}
+    live = {n: {"scenario": r["scenario"], "shares": clean(r), "runs": len(runs_of(r)), "stalling": stalling(r)}
             for n, r in results.items() if n in SCENARIOS}
     queues = {n: [run["queue_ms"] for run in runs_of(r) if run["steal"] <= MAX_STEAL]
               for n, r in results.items() if n in QUEUE_SCENARIOS}
