@@ -58,6 +58,7 @@ from typing import Any
 # under 1% stolen. Such runs are kept in the results file, marked, and
 # repeated.
 from ccarena.live.hostmodel import MAX_STEAL, cpu_times, path_stalled, steal_fraction
+from ccarena.units import parse_time
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -140,7 +141,7 @@ def stalling(entry: dict[str, Any]) -> str:
     """How many of a scenario's counted runs had a stalling path
     (hostmodel.path_stalled), of those whose delay line's statistics were
     recorded (the first runs of 2026-11-27 have none)."""
-    seconds = float(entry["scenario"]["duration"].rstrip("s"))
+    seconds = parse_time(entry["scenario"]["duration"]) / 1e9
     known = [r["late_over_1ms"] for r in runs_of(entry) if r["steal"] <= MAX_STEAL and "late_over_1ms" in r]
     return f"{sum(path_stalled(n, seconds) for n in known)} of {len(known)} on a stalling path"
 

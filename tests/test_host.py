@@ -19,6 +19,7 @@ from ccarena.live import hostmodel
 from ccarena.live.engine import LIVE_HOST, load_live_scenario
 from ccarena.metrics import summarize
 from ccarena.scenario import load_scenario
+from ccarena.units import parse_time
 from conftest import EXAMPLES, REPO
 
 CUBIC = {
@@ -73,7 +74,7 @@ def test_the_stalling_path_rule_tells_the_two_machines_apart():
     of the quiet one (2026-11-28, `linux`), as its comment says."""
     for day, stalling in (("2026-11-27", True), ("2026-11-28", False)):
         record = json.loads((REPO / "docs" / f"fidelity-live-{day}.json").read_text())
-        flagged = [hostmodel.path_stalled(run["late_over_1ms"], float(entry["scenario"]["duration"].rstrip("s")))
+        flagged = [hostmodel.path_stalled(run["late_over_1ms"], parse_time(entry["scenario"]["duration"]) / 1e9)
                    for entry in record["results"].values() if "bottleneck" not in entry
                    for run in entry.get("runs", []) if "late_over_1ms" in run]
         share = sum(flagged) / len(flagged)
