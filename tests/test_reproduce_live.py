@@ -145,3 +145,28 @@ def test_cws_fig13_marks_the_points_it_misses_and_quotes_them():
     rep = exp.analyse({**outcomes, live.key: live}, None, True)
     rows = [c for c in rep.comparisons if c.quantity.startswith("live Linux")]
     assert len(rows) == 1 and "whole-run F" in rows[0].ours and rows[0].agrees is None
+
+
+def test_an_analysis_that_reads_a_flows_queue_gets_the_bottleneck_that_counts_it(monkeypatch):
+    """Only the userspace bottleneck counts a flow's own queue (the kernel's
+    bfifo reports null): a live run whose analysis reads ``queue_bytes``
+    gets it; the others the live engine's choice ("auto")."""
+    from ccarena.experiments import runner
+    from ccarena.live import engine
+
+    class Ran(Exception):
+        pass
+
+    asked = []
+
+    def fake(scenario, **kw):
+        asked.append(kw["bottleneck"])
+        raise Ran
+
+    monkeypatch.setattr(engine, "run_live", fake)
+    scenario = {"duration": "6s", "bottleneck": {"rate": "20Mbit", "buffer": "200KB"},
+                "flow": [{"cc": "bbr", "rtt": "10ms"}]}
+    for columns in (("goodput_mbps", "queue_bytes"), ("goodput_mbps",)):
+        with pytest.raises(Ran):
+            runner.run_live(RunSpec("bbr/seed=1", scenario, columns), log=lambda line: None)
+    assert asked == ["userspace", "auto"]

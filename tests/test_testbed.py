@@ -100,6 +100,30 @@ def test_a_window_from_the_start_with_the_userspace_bottleneck_counts_marks():
     assert raw["link"]["marks_window"] == 3
 
 
+def test_a_flows_queue_is_null_behind_the_kernel_bottleneck_and_counted_behind_the_delay_line():
+    """The kernel's bfifo keeps no per-flow backlog: the live engine reports
+    null there, not 0 (a 0 read as "BBR-CWS keeps no queue" in cws-fig9-12's
+    first live pass); the delay line's count where it is the bottleneck."""
+    from ccarena.live.rawresult import build_raw
+
+    from ccarena import load_scenario
+
+    cfg = load_scenario({"duration": "20ms", "output": {"interval": "10ms"}, "host": "ideal",
+                         "bottleneck": {"rate": "10Mbit", "buffer": "100KB"},
+                         "flow": [{"cc": "bbr", "rtt": "40ms"}]}).config
+    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, 1e7, 1.25, 2.0, 1e7, None, None, None]
+    rx = {"bytes": [[9_000], [19_000]], "data_segs_in": [13]}
+    tx = {"samples": [[row], [row]], "final": [{"data_segs_out": 14, "total_retrans": 0, "unacked": 0}]}
+    kernel = {k: {"bytes": 10_000 * k, "packets": 7 * k, "drops": 0, "backlog": 3_000, "rate_bps": 10_000_000}
+              for k in (1, 2)}
+    assert build_raw(cfg, rx, tx, kernel)["flow_series"]["queue_bytes"] == [None, None]
+    link = {"bytes": 0, "packets": 0, "drops": 0, "backlog": 3_000, "rate_bps": 10_000_000, "sojourn_sum_ns": 0,
+            "sojourn_count": 0, "flow_backlog": [3_000], "max_backlog": 3_000, "marks": 0, "flow_marks": [0]}
+    delay_line = {k: {**link, "bytes": 10_000 * k, "packets": 7 * k} for k in (1, 2)}
+    raw = build_raw(cfg, rx, tx, delay_line, userspace={"link": {**delay_line[2], "sojourn_p50_us": None}})
+    assert raw["flow_series"]["queue_bytes"] == [3_000, 3_000]
+
+
 def test_the_mode_numbers_are_bbr_cores():
     """cc_modes.py's numbers are cc/include/bbr_core.h's enum bbr_mode."""
     import re

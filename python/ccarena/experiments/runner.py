@@ -118,12 +118,16 @@ def run_live(spec: RunSpec, log: Callable[[str], None], wait: float | None = Non
     BPF; root, holds the testbed, waiting ``wait`` s for it as ``run_live``
     does) and keep what its analysis asked for.
     The live engine writes the simulator's schema; what it cannot observe
-    (e.g. the bandwidth estimate of a BPF algorithm) is null, NaN here."""
+    (e.g. the bandwidth estimate of a BPF algorithm) is null, NaN here.
+    An analysis that reads a flow's own queue (``queue_bytes``) gets the
+    userspace bottleneck, the only one that counts it (the kernel's bfifo
+    keeps no per-flow backlog)."""
     from ..live.engine import load_live_scenario, run_live as run_on_testbed
 
     started = time.perf_counter()
     scenario = load_live_scenario(dict(spec.scenario))
-    result = run_on_testbed(scenario, log=log, wait=wait)
+    bottleneck = "userspace" if "queue_bytes" in spec.flow_columns else "auto"
+    result = run_on_testbed(scenario, log=log, wait=wait, bottleneck=bottleneck)
     return outcome_of(spec, result, started)
 
 

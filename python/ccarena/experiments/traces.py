@@ -29,6 +29,17 @@ def mean_over(t: np.ndarray, x: np.ndarray, lo: float, hi: float) -> float:
     return float(x[sel].mean()) if sel.any() else math.nan
 
 
+def peak(t: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """(largest finite value of ``x``, the time it is first reached); NaNs
+    if ``x`` has none (a live run's column its bottleneck does not
+    measure, e.g. a flow's queue behind the kernel's bfifo)."""
+    finite = np.isfinite(x)
+    if not finite.any():
+        return math.nan, math.nan
+    i = int(np.argmax(np.where(finite, x, -np.inf)))
+    return float(x[i]), float(t[i])
+
+
 def trailing_mean(x: np.ndarray, n: int) -> np.ndarray:
     """Mean of the last ``n`` samples (fewer at the start)."""
     x = np.nan_to_num(np.asarray(x, dtype=float))
@@ -75,10 +86,11 @@ def mean_and_range(values: Sequence[float]) -> tuple[float, float, float]:
     return float(arr.mean()), float(arr.min()), float(arr.max())
 
 
-def rtt(run: Outcome, index: int = 0) -> np.ndarray:
+def rtt(run: Outcome, index: int = 0, column: str = "rtt_ms") -> np.ndarray:
     """The flow's latest RTT sample per interval, ms (NaN before the first:
-    the engine writes 0 there)."""
-    x = np.asarray(run.flow["rtt_ms"][index], dtype=float).copy()
+    the engine writes 0 there); ``column="srtt_ms"``: TCP's smoothed RTT
+    (the live engine has only this one: its ``rtt_ms`` is srtt too)."""
+    x = np.asarray(run.flow[column][index], dtype=float).copy()
     x[~(x > 0)] = np.nan
     return x
 

@@ -221,8 +221,10 @@ def build_raw(cfg: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any],
             series["delivery_rate_bps"].append(_float(row, _DELIVERY))
             series["cc_var"].append(None if row is None else row[_VAR])
             series["extra_acked"].append(None if row is None else row[_EXTRA_ACKED])
-            # Its bytes in the queues of its data path's links (the simulator's rule).
-            series["queue_bytes"].append(sum(links_at[j][k].get("flow_backlog", [0] * n_flows)[i] for j in paths[i]))
+            # Its bytes in the queues of its data path's links (the simulator's
+            # rule); the kernel bottleneck's bfifo keeps no per-flow count: null.
+            series["queue_bytes"].append(sum(links_at[j][k]["flow_backlog"][i] for j in paths[i])
+                                         if userspace is not None else None)
             series["retransmits"].append(max(0, retrans_at(k, i) - retrans_at(k - 1, i)))
             if acks:
                 for key in ("acks", "acks_compressed"):

@@ -37,7 +37,7 @@ DOWN_S = 40.0
 DURATION_S = 60.0
 HIGH_MBPS = 2 * paper.LAB_RATE_MBPS
 INTERVAL = "10ms"
-COLUMNS = ("goodput_mbps", "rtt_ms", "cc_mode", "pacing_gain", "bw_estimate_mbps")
+COLUMNS = ("goodput_mbps", *paper.ROUNDS_COLUMNS, "cc_mode", "pacing_gain", "bw_estimate_mbps")
 #: The metric's "reaches the new rate" (claims.toml): the BtlBw estimate
 #: comes within 5% of what it holds in the last 10 s at 20 Mbit/s (the
 #: same run's steady value); "falls back" likewise.
@@ -92,12 +92,15 @@ def step_down(run: Outcome) -> dict[str, float]:
     gone_s = float(t[back[0]] - DOWN_S) if len(back) else math.nan
     peak = float(run.link["queue_bytes"][after].max())
     rtprop = float(np.nanmin(rtt[traces.window(t, DOWN_S - 10, DOWN_S)]))
-    return {"fell_s": fell_s, "fell_rounds": paper.rounds(t, rtt, DOWN_S, DOWN_S + fell_s),
-            "gone_s": gone_s, "gone_rounds": paper.rounds(t, rtt, DOWN_S, DOWN_S + gone_s),
+    probe_rtt_starts = [a for a, _ in traces.episodes(t, run.flow["cc_mode"][0] == traces.PROBE_RTT)]
+    fell_rounds, fell_latest = paper.rounds_both(run, DOWN_S, DOWN_S + fell_s)
+    gone_rounds, gone_latest = paper.rounds_both(run, DOWN_S, DOWN_S + gone_s)
+    return {"fell_s": fell_s, "fell_rounds": fell_rounds, "fell_rounds_latest": fell_latest,
+            "gone_s": gone_s, "gone_rounds": gone_rounds, "gone_rounds_latest": gone_latest,
             "peak_queue_pkts": peak / units.PACKET_WIRE_BYTES, "before_pkts": before / units.PACKET_WIRE_BYTES,
             "cycle_s": cycle, "rtprop_ms": rtprop,
-            "probe_rtt": float(any(DOWN_S < a <= DOWN_S + gone_s for a, _ in traces.episodes(
-                t, run.flow["cc_mode"][0] == traces.PROBE_RTT))),
+            "probe_rtt": float(any(DOWN_S < a <= DOWN_S + gone_s for a in probe_rtt_starts)),
+            "probe_rtt_starts": probe_rtt_starts,
             "queue_at_fell_pkts": float(run.link["queue_bytes"][min(fell[0], len(t) - 1)]) / units.PACKET_WIRE_BYTES
             if len(fell) else math.nan,
             # What the 2-BDP cwnd cap leaves once the estimate has fallen: the queue's minimum over the next cycle.
@@ -122,7 +125,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"After the drop, the BtlBw estimate has corrected itself when it is within {100 * (1 - REACH):.0f}% of its "
         f"mean before {UP_S:g} s; the queue is gone when its minimum over a gain cycle (what is left once a 3/4 phase "
         f"has drained the 5/4 phase's queue) is back at its largest value of the 10 s before the drop. Times are "
-        f"counted from the drop and converted to rounds (the sum of dt / RTT over the flow's RTT samples).",
+        f"counted from the drop and converted to rounds (the sum of dt / RTT over the flow's smoothed RTT, which "
+        "both engines report; over the latest RTT sample, the simulator's, as each row's alternative).",
     ]
     reach_cycles = [u["reach_cycles"] for u in ups]
     fell_rounds = [d["fell_rounds"] for d in downs]
@@ -134,8 +138,12 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                        ("down.peak_queue_pkts", [d["peak_queue_pkts"] for d in downs])):
         rep.numbers[f"bbr.{name}"] = mean(vals)
     rep.measured["fig3.up-exponential"] = Measured(reach_cycles, note=_up_reason(ups))
-    rep.measured["fig3.down-filter"] = Measured(fell_rounds, note=_fell_reason(downs))
-    rep.measured["fig3.down-queue"] = Measured(gone_rounds, note=_gone_reason(downs, downs_49))
+    latest = {key: {paper.LATEST_SAMPLE: Measured([d[f"{key}_latest"] for d in downs])}
+              for key in ("fell_rounds", "gone_rounds")}
+    rep.measured["fig3.down-filter"] = Measured(fell_rounds, alternatives=latest["fell_rounds"],
+                                                note=_fell_reason(downs))
+    rep.measured["fig3.down-queue"] = Measured(gone_rounds, alternatives=latest["gone_rounds"],
+                                               note=_gone_reason(downs, downs_49))
     rep.comparisons += [
         compare.ours_only(f"{paper.LABEL[paper.BBR_49.name]}: rounds until the queue is gone (ablation)",
                           f"{mean([d['gone_rounds'] for d in downs_49]):.1f} rounds "
@@ -192,9 +200,14 @@ def _up_reason(ups: list[dict[str, float]]) -> str:
 
 
 def _fell_reason(downs: list[dict[str, float]]) -> str:
+    latest = [d["fell_rounds_latest"] for d in downs if math.isfinite(d["fell_rounds_latest"])]
+    within = sum(any(DOWN_S < a <= DOWN_S + d["fell_s"] for a in d["probe_rtt_starts"]) for d in downs)
+    over_latest = (f"; {mean(latest):.1f} over the latest RTT sample, which counts the 200 ms of a ProbeRTT (in "
+                   f"{within} of {len(downs)} seeds inside that time) as rounds of the empty path's RTT, where "
+                   "srtt still carries the queue's" if latest else "")
     return (f"the estimate falls back {mean([d['fell_s'] for d in downs]):.2f} s after the drop "
-            f"({mean([d['fell_rounds'] for d in downs]):.1f} rounds of the queue-inflated RTT); the queue then holds "
-            f"{mean([d['queue_at_fell_pkts'] for d in downs]):.0f} packets.")
+            f"({mean([d['fell_rounds'] for d in downs]):.1f} rounds of the queue-inflated smoothed RTT{over_latest}); "
+            f"the queue then holds {mean([d['queue_at_fell_pkts'] for d in downs]):.0f} packets.")
 
 
 def _gone_reason(downs: list[dict[str, float]], downs_49: list[dict[str, float]]) -> str:

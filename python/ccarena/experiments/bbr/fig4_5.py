@@ -41,7 +41,7 @@ DURATION_S = 8.0
 #: Fig. 4: "the first second".
 FIG4_S = 1.0
 INTERVAL = "1ms"
-COLUMNS = ("goodput_mbps", "cwnd", "inflight", "rtt_ms", "cc_mode", "pacing_gain", "bw_estimate_mbps")
+COLUMNS = ("goodput_mbps", "cwnd", "inflight", *paper.ROUNDS_COLUMNS, "cc_mode", "pacing_gain", "bw_estimate_mbps")
 #: CUBIC's multiplicative decrease (cc/cubic.c: beta = 717/1024).
 CUBIC_BETA = 717 / 1024
 #: The metric's "discovers BtlBw" (claims.toml): the estimate within 5%
@@ -72,11 +72,12 @@ def bbr_startup(run: Outcome) -> dict[str, float]:
     first = traces.window(t, exit_s, exit_s + cycle)
     steady = traces.window(t, exit_s + cycle, DURATION_S)
     bdp = paper.bdp_packets(paper.LAB_RATE_MBPS, paper.LAB_RTT_MS)
+    reach_rounds, reach_latest = paper.rounds_both(run, 0.0, reached)
     return {
         "startup_peak_pkts": float(q[t <= exit_s].max()),
         "drain_s": drain_s, "exit_s": exit_s, "cycle_s": cycle,
-        "reach_s": reached, "reach_rounds": paper.rounds(t, rtt, 0.0, reached),
-        "plateau_rounds": paper.rounds(t, rtt, reached, drain_s),
+        "reach_s": reached, "reach_rounds": reach_rounds, "reach_rounds_latest": reach_latest,
+        "plateau_rounds": paper.rounds_both(run, reached, drain_s)[0],
         "first_cycle_min_pkts": float(q[first].min()),
         "steady_cycle_min_max_pkts": float(qmin[steady].max()),
         "steady_cycle_min_median_pkts": float(np.median(qmin[steady])),
@@ -142,7 +143,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         "What is left of Startup's queue: the smallest bottleneck queue in the first gain cycle after Drain less what "
         "ProbeBW keeps anyway (the largest per-cycle minimum of the queue over the rest of the run). BBR has "
         f"\"discovered BtlBw\" when its estimate comes within {100 * (1 - REACH):.0f}% of the link's payload rate; "
-        f"rounds are the sum of dt / RTT from the start; log2 of the BDP ({bdp:.1f} packets) is {math.log2(bdp):.2f}.",
+        f"rounds are the sum of dt / RTT from the start, over the smoothed RTT (over the latest sample as the "
+        f"row's alternative); log2 of the BDP ({bdp:.1f} packets) is {math.log2(bdp):.2f}.",
         "CUBIC's fill of the buffer: the queue in full packets over the full packets the buffer holds; its low is "
         "the queue's minimum after it first fills (within one packet).",
     ]
@@ -161,6 +163,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     kept = [x["steady_cycle_min_max_pkts"] for x in b]
     rep.measured["fig4.startup-rounds"] = Measured(
         [x["reach_rounds"] for x in b],
+        alternatives={paper.LATEST_SAMPLE: Measured([x["reach_rounds_latest"] for x in b])},
         note=f"the estimate reaches {REACH * paper.payload_mbps(paper.LAB_RATE_MBPS):.2f} Mbit/s "
              f"{1e3 * _avg(b, 'reach_s'):.0f} ms after the start, starting from the 10-packet initial "
              "window.")

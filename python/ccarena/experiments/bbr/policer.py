@@ -47,7 +47,7 @@ QUICK_DURATION_S = 30.0
 #: After Startup, Drain and the first policed rounds.
 STEADY_FROM_S = 10.0
 INTERVAL = "10ms"
-COLUMNS = ("goodput_mbps", "rtt_ms", "cc_mode", "pacing_gain", "bw_estimate_mbps", "retransmits")
+COLUMNS = ("goodput_mbps", *paper.ROUNDS_COLUMNS, "cc_mode", "pacing_gain", "bw_estimate_mbps", "retransmits")
 #: lt_bw pins pacing gain at 1 in ProbeBW; the gain cycle never holds 1 for
 #: more than 6 of its 8 phases: a ProbeBW stretch at gain 1 longer than a
 #: whole cycle (8 RTprop) is the policer model at work.
@@ -83,7 +83,6 @@ def measure(run: Outcome, dur: float) -> dict[str, float]:
     bw = run.flow["bw_estimate_mbps"][0]
     mode = run.flow["cc_mode"][0]
     retx = run.flow["retransmits"][0]
-    rtt = paper.rtt(run)
     pins = pinned(run)
     flag = np.zeros(len(t), dtype=bool)
     for a, b in pins:
@@ -100,7 +99,7 @@ def measure(run: Outcome, dur: float) -> dict[str, float]:
         "goodput": run.goodput(0),
         "pinned_fraction": float(in_pin.sum() / steady.sum()),
         "pins": float(sum(1 for a, _ in pins if a > STEADY_FROM_S)),
-        "pin_rounds": mean([paper.rounds(t, rtt, a, b) for a, b in pins]) if pins else math.nan,
+        "pin_rounds": mean([paper.rounds_both(run, a, b)[0] for a, b in pins]) if pins else math.nan,
         "first_pin_s": pins[0][0] if pins else math.nan,
         "retx_pinned": float(retx[in_pin].sum() / (in_pin.sum() * dt)) if in_pin.any() else math.nan,
         "retx_cycling": float(retx[cycling].sum() / (cycling.sum() * dt)) if cycling.any() else math.nan,

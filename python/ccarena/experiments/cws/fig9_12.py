@@ -162,11 +162,11 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     changes12 = [paper.leader_changes(o, [0], [1]) for o in per[c12]]
     # L289: BBR-CWS's own queue, in BDPs of the link (rate x base RTT, wire bytes as the queue counts them).
     bdp_bytes = units.bdp_bytes(paper.RATE_MBPS * 1_000_000, paper.SHORT_MS * 1_000_000)
-    own_max = {b: values(per[(CWS, b)], lambda o: float(np.nanmax(o.flow["queue_bytes"][0])) / bdp_bytes)
+    own_max = {b: values(per[(CWS, b)], lambda o: traces.peak(o.t_s, o.flow["queue_bytes"][0])[0] / bdp_bytes)
                for b in (SHALLOW, DEEP)}
-    own_mean = {b: values(per[(CWS, b)], lambda o: float(np.nanmean(o.flow["queue_bytes"][0])) / bdp_bytes)
-                for b in (SHALLOW, DEEP)}
-    own_peak_s = values(per[(CWS, DEEP)], lambda o: float(o.t_s[int(np.nanargmax(o.flow["queue_bytes"][0]))]))
+    own_mean = {b: values(per[(CWS, b)], lambda o: traces.mean_over(o.t_s, o.flow["queue_bytes"][0], 0, end)
+                          / bdp_bytes) for b in (SHALLOW, DEEP)}
+    own_peak_s = values(per[(CWS, DEEP)], lambda o: traces.peak(o.t_s, o.flow["queue_bytes"][0])[1])
     deep_rtprop = [paper.value_at(o, paper.rtprop(o, 0), t) for o, t in zip(per[(CWS, DEEP)], own_peak_s)]
 
     rep.measured.update({

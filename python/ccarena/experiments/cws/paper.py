@@ -327,6 +327,9 @@ def rtprop(run: Outcome, index: int) -> np.ndarray:
 
 
 def value_at(run: Outcome, series: np.ndarray, t: float) -> float:
-    """``series`` (over the run's intervals) at time ``t``."""
+    """``series`` (over the run's intervals) at time ``t``; NaN at an
+    unknown time (NaN)."""
+    if math.isnan(t):
+        return math.nan
     idx = int(np.searchsorted(run.t_s, t))
     return float(series[min(idx, len(run.t_s) - 1)])
