@@ -254,6 +254,29 @@ def _wait_for(what: str, condition, proc: subprocess.Popen, timeout_s: float = 3
 _SHORT_RUN = ["--set", "duration=3s", "--set", "measure.from=1s"]
 
 
+def test_a_flow_stops_sending_at_its_stop_as_in_the_simulator(clean_host, tmp_path):
+    """A flow with a ``stop`` sends at most agents.STOP_UNSENT_S of the
+    link's rate after it (TCP_NOTSENT_LOWAT), not what a 64-MB socket took
+    before it. BBR 10 ms (stops at 10 s) against BBR 50 ms: the 10 ms flow
+    carried 7.6 and 10.4 Mbit/s in the two half-seconds after its stop and
+    2.3 Mbit/s over 11-13 s before the fix; 3.4, 0.0 and 0.0 after it (the
+    simulator: 0.5, 0.0, 0.0)."""
+    import pyarrow.parquet as pq
+
+    scenario = tmp_path / "stop.toml"
+    scenario.write_text('duration = "16s"\n[measure]\nfrom = "4s"\nto = "10s"\n'
+                        '[bottleneck]\nrate = "100Mbit"\nbuffer = "2MB"\n'
+                        '[[flow]]\ncc = "bbr"\nrtt = "10ms"\nstop = "10s"\n[[flow]]\ncc = "bbr"\nrtt = "50ms"\n')
+    out = tmp_path / "run"
+    done = live_cli("live", "run", scenario, "--out", out)
+    assert done.returncode == 0, done.stderr
+    table = pq.read_table(out / "timeseries.parquet")
+    t = table.column("t_s").to_numpy()[::2]
+    goodput = table.column("goodput_mbps").to_numpy().reshape(-1, 2)[:, 0]
+    assert goodput[(t > 9) & (t <= 10)].mean() > 1  # it was sending
+    assert goodput[(t > 10.5) & (t <= 13)].mean() < 0.5
+
+
 def test_separate_senders_run_each_flow_from_its_own_namespace(clean_host, tmp_path):
     """`--senders separate`: each flow's socket in a namespace of its own
     (its address exists only there, so a flow that runs was sent from it),

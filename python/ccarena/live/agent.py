@@ -276,6 +276,8 @@ def send(cfg: dict[str, Any]) -> None:
         socks[i] = s
         connected[i] = time.monotonic_ns()
         stop = end if flow["stop_ns"] is None else min(end, t0 + flow["stop_ns"])
+        if flow.get("unsent_bytes"):  # a flow that stops: agents.STOP_UNSENT_S
+            s.setsockopt(socket.IPPROTO_TCP, _TCP_NOTSENT_LOWAT, flow["unsent_bytes"])
         s.settimeout(0.05)
         view = memoryview(payload)
         # A sized flow writes its bytes and then nothing more; an
@@ -366,7 +368,7 @@ def send(cfg: dict[str, Any]) -> None:
 #: OFF period would go on sending for seconds of it; the simulator's
 #: application gives its sender only what it can send.
 _TCP_NOTSENT_LOWAT = 25
-_APP_UNSENT_BYTES = 128 << 10
+APP_UNSENT_BYTES = 128 << 10
 
 
 class _App:
@@ -380,7 +382,7 @@ class _App:
         self.on = [(start_ns + a, start_ns + b) for a, b in cfg["on"]]
         self.rate_bps, self.mss = cfg["rate_bps"], cfg["mss"]
         self.written = 0
-        sock.setsockopt(socket.IPPROTO_TCP, _TCP_NOTSENT_LOWAT, _APP_UNSENT_BYTES)
+        sock.setsockopt(socket.IPPROTO_TCP, _TCP_NOTSENT_LOWAT, APP_UNSENT_BYTES)
 
     def writable(self, now: int, stop: int) -> int:
         """Bytes to write now; 0 after sleeping until there may be some

@@ -13,9 +13,24 @@ from typing import Any
 
 from ..errors import ScenarioError
 from . import testbed, workloads
-from .agent import DRAIN_S
+from .agent import APP_UNSENT_BYTES, DRAIN_S
+from .capacity import fastest_rate_bps
 from .ccs import cc_key
 from .processes import READY_TIMEOUT_S, Child
+
+
+#: What a flow that stops before the run's end may hold unsent in its
+#: socket (TCP_NOTSENT_LOWAT), in seconds of the fastest link's rate, at
+#: least APP_UNSENT_BYTES: the simulator's flow stops sending at its stop,
+#: where a socket that took megabytes (64-MB buffers) sent them after it
+#: (bbq-fig13's departing 10 ms flow kept the queue full 2.6 s after its
+#: stop). 20 ms leaves the writer room to refill it in time.
+STOP_UNSENT_S = 0.02
+
+
+def stop_unsent_bytes(cfg: dict[str, Any]) -> int:
+    """TCP_NOTSENT_LOWAT of a flow that stops (STOP_UNSENT_S)."""
+    return max(APP_UNSENT_BYTES, int(fastest_rate_bps(cfg) * STOP_UNSENT_S / 8))
 
 
 class Agents:
@@ -44,6 +59,7 @@ class Agents:
              "cc": kernel_cc[cc_key(f)], "start_ns": f["start_ns"], "stop_ns": f["stop_ns"],
              **({"size": sizes[i]} if sizes[i] is not None else {}),
              **({"app": app_schedule(cfg, i)} if f.get("app") else {}),
+             **({"unsent_bytes": stop_unsent_bytes(cfg)} if f["stop_ns"] is not None and not f.get("app") else {}),
              **({"netns": f"/run/netns/{names.senders[i]}"} if names.senders else {})}
             for i, f in enumerate(flows)
         ]
