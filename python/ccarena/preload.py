@@ -35,7 +35,7 @@ from contextlib import contextmanager
 #: (the summary), then what ``Result.save`` imports (tables.py, plots.py),
 #: dependencies first.
 MODULES = ("ccarena.results", "numpy", "pyarrow", "pyarrow.parquet", "matplotlib", "matplotlib.figure",
-           "matplotlib.backends.backend_agg", "ccarena.plots")
+           "matplotlib.backends.backend_agg", "ccarena.plots", "concurrent.futures")
 
 #: The switch interval while both run, s: the engine's signal check waits
 #: at most this long for the GIL.

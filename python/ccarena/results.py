@@ -72,16 +72,24 @@ class Result:
     def write_files(self, directory: Path) -> None:
         """Write the run directory's files into ``directory`` (which the
         caller makes atomic: :meth:`save`, or a comparison's)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         import pyarrow.parquet as pq
 
         from .plots import plot_goodput
 
         (directory / SUMMARY).write_text(metrics.dumps(self.summary), encoding="utf-8")
-        pq.write_table(self.timeseries, directory / TIMESERIES)
-        pq.write_table(self.link, directory / LINK)
+        parquet = [(self.timeseries, TIMESERIES), (self.link, LINK)]
         if self.workload_flows is not None:
-            pq.write_table(self.workload_flows, directory / FLOWS)
-        plot_goodput(self, directory / PLOT)
+            parquet.append((self.workload_flows, FLOWS))
+        # pyarrow encodes and writes without the GIL: on a thread, beside the
+        # plot, which holds it (README, "Benchmark"). The tables are built
+        # above, on this thread.
+        with ThreadPoolExecutor(1, thread_name_prefix="ccarena-parquet") as pool:
+            written = [pool.submit(pq.write_table, table, directory / name) for table, name in parquet]
+            plot_goodput(self, directory / PLOT)
+        for done in written:
+            done.result()
         (directory / SCENARIO).write_text(scenario_toml(self.scenario), encoding="utf-8")
 
     def table(self) -> str:

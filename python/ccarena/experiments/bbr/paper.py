@@ -128,8 +128,9 @@ rtt = traces.rtt
 #: report (TCP_INFO has no latest sample: the live engine's ``rtt_ms`` is
 #: srtt). Over the latest sample, the simulator's only, is each rounds
 #: claim's alternative: it counts the short rounds of a ProbeRTT at once,
-#: where srtt still carries the queue's RTT for a few rounds (bbr-fig3:
-#: 13.3 rounds after the drop over the latest sample, 10.2 over srtt).
+#: where srtt still carries the queue's RTT for a few rounds (bbr-fig3,
+#: seeds 1-5: 12.9 rounds after the drop over the latest sample, 10.2
+#: over srtt; Linux 10.2 over srtt).
 ROUNDS_COLUMNS = ("srtt_ms", "rtt_ms")
 #: The alternative's name in a rounds claim's row.
 LATEST_SAMPLE = "the latest RTT sample (the simulator's only)"
