@@ -84,28 +84,18 @@ def test_a_window_from_the_start_with_the_userspace_bottleneck_counts_marks():
     bbr-fig3's live pass: a rate schedule, so the userspace bottleneck)."""
     from ccarena.live.rawresult import build_raw
 
-    from ccarena import load_scenario
-
-    cfg = load_scenario({"duration": "20ms", "output": {"interval": "10ms"}, "host": "ideal",
-                         "bottleneck": {"rate": "10Mbit", "buffer": "100KB"},
-                         "flow": [{"cc": "bbr", "rtt": "40ms"}]}).config
-    row = [10, 5, 1e7, 40_000, 40_000, 0, 0, 1e7, 1.25, 2.0, 1e7, None, None, None]
+    cfg, rx, tx = _one_flow_two_ticks()
     link = {"bytes": 0, "packets": 0, "drops": 0, "backlog": 0, "rate_bps": 10_000_000, "sojourn_sum_ns": 0,
             "sojourn_count": 0, "flow_backlog": [0], "marks": 0, "flow_marks": [0], "max_backlog": 0}
     samples = {1: {**link, "bytes": 10_000, "packets": 7, "marks": 2}, 2: {**link, "bytes": 20_000, "packets": 14,
                                                                           "marks": 3}}
-    raw = build_raw(cfg, {"bytes": [[9_000], [19_000]], "data_segs_in": [13]},
-                    {"samples": [[row], [row]], "final": [{"data_segs_out": 14, "total_retrans": 0, "unacked": 0}]},
-                    samples, userspace={"link": {**samples[2], "sojourn_p50_us": None}})
+    raw = build_raw(cfg, rx, tx, samples, userspace={"link": {**samples[2], "sojourn_p50_us": None}})
     assert raw["link"]["marks_window"] == 3
 
 
-def test_a_flows_queue_is_null_behind_the_kernel_bottleneck_and_counted_behind_the_delay_line():
-    """The kernel's bfifo keeps no per-flow backlog: the live engine reports
-    null there, not 0 (a 0 read as "BBR-CWS keeps no queue" in cws-fig9-12's
-    first live pass); the delay line's count where it is the bottleneck."""
-    from ccarena.live.rawresult import build_raw
-
+def _one_flow_two_ticks() -> tuple[dict, dict, dict]:
+    """build_raw's inputs for one BBR flow over two 10-ms ticks: the
+    scenario's config and the receiver's and sender's documents."""
     from ccarena import load_scenario
 
     cfg = load_scenario({"duration": "20ms", "output": {"interval": "10ms"}, "host": "ideal",
@@ -114,6 +104,16 @@ def test_a_flows_queue_is_null_behind_the_kernel_bottleneck_and_counted_behind_t
     row = [10, 5, 1e7, 40_000, 40_000, 0, 0, 1e7, 1.25, 2.0, 1e7, None, None, None]
     rx = {"bytes": [[9_000], [19_000]], "data_segs_in": [13]}
     tx = {"samples": [[row], [row]], "final": [{"data_segs_out": 14, "total_retrans": 0, "unacked": 0}]}
+    return cfg, rx, tx
+
+
+def test_a_flows_queue_is_null_behind_the_kernel_bottleneck_and_counted_behind_the_delay_line():
+    """The kernel's bfifo keeps no per-flow backlog: the live engine reports
+    null there, not 0 (a 0 read as "BBR-CWS keeps no queue" in cws-fig9-12's
+    first live pass); the delay line's count where it is the bottleneck."""
+    from ccarena.live.rawresult import build_raw
+
+    cfg, rx, tx = _one_flow_two_ticks()
     kernel = {k: {"bytes": 10_000 * k, "packets": 7 * k, "drops": 0, "backlog": 3_000, "rate_bps": 10_000_000}
               for k in (1, 2)}
     assert build_raw(cfg, rx, tx, kernel)["flow_series"]["queue_bytes"] == [None, None]

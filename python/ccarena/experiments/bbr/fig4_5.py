@@ -77,7 +77,7 @@ def bbr_startup(run: Outcome) -> dict[str, float]:
         "startup_peak_pkts": float(q[t <= exit_s].max()),
         "drain_s": drain_s, "exit_s": exit_s, "cycle_s": cycle,
         "reach_s": reached, "reach_rounds": reach_rounds, "reach_rounds_latest": reach_latest,
-        "plateau_rounds": paper.rounds_both(run, reached, drain_s)[0],
+        "plateau_rounds": paper.smoothed_rounds(run, reached, drain_s),
         "first_cycle_min_pkts": float(q[first].min()),
         "steady_cycle_min_max_pkts": float(qmin[steady].max()),
         "steady_cycle_min_median_pkts": float(np.median(qmin[steady])),

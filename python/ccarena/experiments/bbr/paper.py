@@ -136,13 +136,17 @@ ROUNDS_COLUMNS = ("srtt_ms", "rtt_ms")
 LATEST_SAMPLE = "the latest RTT sample (the simulator's only)"
 
 
+def smoothed_rounds(run: Outcome, lo: float, hi: float) -> float:
+    """:func:`rounds` from ``lo`` to ``hi`` over the smoothed RTT, the
+    count every rounds claim names (ROUNDS_COLUMNS)."""
+    return rounds(run.t_s, rtt(run, column="srtt_ms"), lo, hi)
+
+
 def rounds_both(run: Outcome, lo: float, hi: float) -> tuple[float, float]:
-    """:func:`rounds` from ``lo`` to ``hi`` over the smoothed RTT and over
-    the latest sample; the second NaN on a live run, which has no latest
-    sample (ROUNDS_COLUMNS)."""
-    over_srtt = rounds(run.t_s, rtt(run, column="srtt_ms"), lo, hi)
+    """:func:`smoothed_rounds`, and the same over the latest sample, the
+    claims' alternative: NaN on a live run, which has no latest sample."""
     latest = math.nan if run.summary.get("engine") == "live" else rounds(run.t_s, rtt(run), lo, hi)
-    return over_srtt, latest
+    return smoothed_rounds(run, lo, hi), latest
 
 
 def rounds(t: np.ndarray, rtt_ms: np.ndarray, lo: float, hi: float) -> float:

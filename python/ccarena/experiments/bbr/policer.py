@@ -99,7 +99,7 @@ def measure(run: Outcome, dur: float) -> dict[str, float]:
         "goodput": run.goodput(0),
         "pinned_fraction": float(in_pin.sum() / steady.sum()),
         "pins": float(sum(1 for a, _ in pins if a > STEADY_FROM_S)),
-        "pin_rounds": mean([paper.rounds_both(run, a, b)[0] for a, b in pins]) if pins else math.nan,
+        "pin_rounds": mean([paper.smoothed_rounds(run, a, b) for a, b in pins]) if pins else math.nan,
         "first_pin_s": pins[0][0] if pins else math.nan,
         "retx_pinned": float(retx[in_pin].sum() / (in_pin.sum() * dt)) if in_pin.any() else math.nan,
         "retx_cycling": float(retx[cycling].sum() / (cycling.sum() * dt)) if cycling.any() else math.nan,
