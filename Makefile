@@ -13,6 +13,7 @@
 #   make bench-agreement  simulator vs live on every example, full length (root; ~25 min)
 #   make bench-parking-lot  the parking lot's max-min shares, BBR and CUBIC: 10 simulator seeds vs 5 live runs each (root; ~15 min)
 #   make bench-fidelity   simulator (host models) vs repeated kernel runs, flow by flow, and a lone BBR flow's queue (live part cached in docs/; --live: root, ~80 min)
+#   make bench-slow-start  where a CUBIC flow's HyStart leaves slow start: simulator seeds vs live runs on both bottlenecks (ARGS="--live N": N runs on each, root; ~2 min for 6)
 #   make bench-sweep      a 200-point sweep (BBR 10 vs 50 ms, 60 s each) on all cores: points/min, overhead outside the engine
 #   make bench-scorecard  the scorecard of every algorithm, twice (seeds 1-5, 6-10): wall time, Kendall's tau of the rankings
 #   make bench-memory     peak RSS of one BBR flow at 10 Gbit/s for 60 s and 600 s simulated, hock-single's 10 Gbit/s flow, `ccarena run` on a 10M-line link trace and on 100,000 workload flows (~3 min)
@@ -42,7 +43,7 @@ NS3_VENV := .ns3venv
 NS3_BIN  := bench/ns3-build/dumbbell344
 NS3_SRC  := ../shared/peers/ns3/dumbbell.cc
 
-.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-parking-lot bench-fidelity bench-memory bench-sweep bench-scorecard clean
+.PHONY: help deps build test demo bench bench-ns3-setup reproduce bench-reproduce bench-delayline bench-agreement bench-parking-lot bench-fidelity bench-slow-start bench-memory bench-sweep bench-scorecard clean
 
 help:
 	@sed -n '/^#   make/s/^#   //p' Makefile
@@ -111,6 +112,9 @@ bench-parking-lot: build
 
 bench-fidelity: build
 	$(PY) bench/bench_fidelity.py $(ARGS)
+
+bench-slow-start: build
+	$(PY) bench/bench_slow_start_exit.py $(ARGS)
 
 bench-memory: build
 	$(PY) bench/bench_memory.py

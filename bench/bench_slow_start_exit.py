@@ -1,0 +1,134 @@
+"""`make bench-slow-start`: where a CUBIC flow's HyStart ends its slow
+start, simulated and on real Linux, and how often Linux's receiver ACKs.
+
+The scenario is the fidelity battery's CUBIC 10 vs 50 ms (100 Mbit/s, 2 MB)
+cut to its first 2 s. What is compared is the 50 ms flow's exit: its cwnd
+(packets) 50 ms after the first telemetry sample from which its cwnd grows
+by less than 1.25x over the next 100 ms. Where that flow leaves slow start
+decides the window its first loss cuts, and with it a mode of the 60-s
+shares (docs/host.md, "CUBIC 10 vs 50 ms").
+
+Simulated, over seeds, with the scenario as it is and with each flow
+starting at its base RTT (``flow.i.start``): a live flow connects at its
+start and sends a handshake later, the simulator's start with the
+handshake done. Live (``--live``, root), on the delay line's per-packet
+queue (the simulator's kind) and on the kernel's TBF + bfifo; on the
+first, the delay line's packet trace also gives the share of the 50 ms
+flow's ACKs that cover one segment, in its first 0.3 s and after (Linux
+ACKs each segment while its receive window grows: tcp_grow_window()).
+
+    python bench/bench_slow_start_exit.py               # the simulator, seeds 1-20
+    python bench/bench_slow_start_exit.py --live 6      # and 6 live runs per bottleneck (root, ~2 min)
+
+A benchmark, not a test: it fails only if a run does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: The scenario: the fidelity battery's cubic-10-50, its first 2 s.
+SCENARIO: dict[str, Any] = {
+    "duration": "2s",
+    "output": {"interval": "10ms"},
+    "bottleneck": {"rate": "100Mbit", "buffer": "2MB"},
+    "flow": [{"cc": "cubic", "rtt": "10ms"}, {"cc": "cubic", "rtt": "50ms"}],
+}
+#: The flow whose exit is compared (the 50 ms one).
+FLOW = 1
+#: Slow start is over from the first sample whose cwnd grows by less than
+#: this factor over the next LOOKAHEAD samples (100 ms; in slow start a 50
+#: ms flow's cwnd grows ~4x in that time, CUBIC's after it far less).
+GROWTH = 1.25
+LOOKAHEAD = 10
+#: The exit is read this many samples later (50 ms: the round that fired).
+SETTLE = 5
+#: The 50 ms flow's "first" ACKs, s from the first packet.
+EARLY_S = 0.3
+MSS = 1448
+
+
+def exit_cwnd(table: Any, flow: int = FLOW) -> int | None:
+    """The flow's cwnd where its slow start ended (None if it did not)."""
+    cwnd = [c for f, c in zip(table.column("flow").to_pylist(), table.column("cwnd").to_pylist()) if f == flow]
+    for i, c in enumerate(cwnd[:-LOOKAHEAD]):
+        if c >= 16 and cwnd[i + LOOKAHEAD] < GROWTH * c:
+            return int(cwnd[i + SETTLE])
+    return None
+
+
+def with_handshake(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Each flow starting one base RTT late: where a live flow's data begins."""
+    return {**scenario, "flow": [{**f, "start": f["rtt"]} for f in scenario["flow"]]}
+
+
+def simulated(seeds: range, handshake: bool) -> list[int | None]:
+    import ccarena
+
+    base = with_handshake(SCENARIO) if handshake else SCENARIO
+    return [exit_cwnd(ccarena.run({**base, "seed": seed}).timeseries) for seed in seeds]
+
+
+def single_segment_acks(trace: Path) -> tuple[float, float]:
+    """Of the 50 ms flow's ACKs that advance, the share covering one
+    segment: in its first EARLY_S and after."""
+    from ccarena.live.hostmodel import READ, read_trace
+
+    records = read_trace(trace)
+    t0 = records[records["kind"] == READ]["t"].min()
+    acks = records[(records["key"] == 2 * FLOW + 1) & (records["kind"] == READ) & (records["len"] == 0)]
+    advance = np.diff(acks["ack"].astype(np.int64))
+    t = (acks["t"][1:] - t0) / 1e9
+    one = advance == MSS
+    early, late = (advance > 0) & (t < EARLY_S), (advance > 0) & (t >= EARLY_S)
+    return float(one[early].mean()), float(one[late].mean())
+
+
+def live(runs: int, bottleneck: str) -> list[tuple[int | None, tuple[float, float] | None]]:
+    from ccarena.live.engine import load_live_scenario, run_live
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="ccarena-slow-start-") as tmp:
+        for seed in range(1, runs + 1):
+            trace = Path(tmp) / "trace" if bottleneck == "userspace" else None
+            scenario = load_live_scenario({**SCENARIO, "seed": seed}, bottleneck=bottleneck)
+            result = run_live(scenario, bottleneck=bottleneck, packet_trace=trace, log=lambda *_: None)
+            acks = single_segment_acks(trace) if trace is not None else None
+            out.append((exit_cwnd(result.timeseries), acks))
+            print(f"  live, {bottleneck} bottleneck, run {seed}: exit {out[-1][0]}"
+                  + (f"; one-segment ACKs {100 * acks[0]:.0f}% in the first {EARLY_S:g} s, "
+                     f"{100 * acks[1]:.0f}% after" if acks else ""), flush=True)
+    return out
+
+
+def counts(exits: list[int | None]) -> str:
+    c = collections.Counter(exits)
+    return ", ".join(f"{k} ({n})" for k, n in sorted(c.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=20, help="simulator seeds 1..N (default 20)")
+    parser.add_argument("--live", type=int, default=0, metavar="RUNS",
+                        help="also RUNS live runs on each bottleneck (root)")
+    args = parser.parse_args()
+    seeds = range(1, args.seeds + 1)
+    rows = [(f"simulator, seeds 1-{args.seeds}", counts(simulated(seeds, False))),
+            ("simulator, each flow starting at its base RTT", counts(simulated(seeds, True)))]
+    for bottleneck in ("userspace", "kernel") if args.live else ():
+        rows.append((f"Linux, {bottleneck} bottleneck, {args.live} runs",
+                     counts([e for e, _ in live(args.live, bottleneck)])))
+    print("the 50 ms CUBIC flow's exit from slow start, packets (count):")
+    for name, value in rows:
+        print(f"  {name:<52} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
