@@ -113,7 +113,10 @@ def test_reverse_traffic_raises_extra_acked_live(clean_host, tmp_path):
     runs = {"alone": _run(tmp_path, "alone", TWO_WAY), "loaded": _run(tmp_path, "loaded", TWO_WAY + REVERSE_FLOW)}
     alone, loaded = (np.array(_of_flow(runs[k], 0, "extra_acked", 3.0), dtype=float) for k in ("alone", "loaded"))
     assert not np.isnan(alone).any() and not np.isnan(loaded).any()
-    assert loaded.max() >= 1.5 * alone.max()
+    # The 90th percentile, not the maximum: one stall of a live host (its
+    # ACKs then arrive together) can lift the lone flow's filter for a
+    # second (2026-11-28: to 17, then 7, near its end, against 3 before).
+    assert np.percentile(loaded, 90) >= 1.5 * np.percentile(alone, 90)
     assert loaded.mean() > alone.mean()
     p10 = {k: np.nanmedian(np.array(_of_flow(t, 0, "ack_gap_p10_us", 3.0), dtype=float)) for k, t in runs.items()}
     assert p10["loaded"] <= 0.5 * p10["alone"], p10
