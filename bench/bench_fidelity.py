@@ -57,7 +57,7 @@ from typing import Any
 # stolen gave BBR's 10 ms flow 40-58% of the link against 4-9% in runs with
 # under 1% stolen. Such runs are kept in the results file, marked, and
 # repeated.
-from ccarena.live.hostmodel import MAX_STEAL, cpu_times, path_stalled, steal_fraction
+from ccarena.live.hostmodel import MAX_ATTEMPTS_PER_RUN, MAX_STEAL, cpu_times, path_stalled, steal_fraction
 from ccarena.units import parse_time
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,8 +68,6 @@ TARGET_PP = 2.0
 SPREAD_FACTOR = 2.0
 SPREAD_FLOOR_PP = 0.5
 LIVE_RUNS = 5
-#: Attempts per scenario at most, to find LIVE_RUNS clean runs.
-MAX_ATTEMPTS = 3 * LIVE_RUNS
 SIM_SEEDS = tuple(range(1, 11))
 #: Every scenario's length and window.
 TIMING = {"duration": "40s", "measure": {"from": "10s"}}
@@ -153,14 +151,17 @@ def clean(entry: dict[str, Any]) -> list[list[float]]:
 
 def run_live(name: str, entry: dict[str, Any] | None, runs: int) -> dict[str, Any]:
     """Live runs of scenario ``name`` until it has ``runs`` clean ones
-    (MAX_STEAL; at most MAX_ATTEMPTS in all), added to ``entry``'s."""
+    (MAX_STEAL; at most MAX_ATTEMPTS_PER_RUN x ``runs`` in all: runs with
+    stolen CPU are repeated, but not without end), added to
+    ``entry``'s."""
     from ccarena.live.engine import load_live_scenario, run_live as live
 
     queue = name in QUEUE_SCENARIOS
     scenario = QUEUE_SCENARIOS[name] if queue else SCENARIOS[name]
     bottleneck = QUEUE_BOTTLENECK if queue else "auto"
     done = runs_of(entry) if entry else []
-    while len(clean({"runs": done})) < runs and len(done) < MAX_ATTEMPTS:
+    attempts = MAX_ATTEMPTS_PER_RUN * runs
+    while len(clean({"runs": done})) < runs and len(done) < attempts:
         k = len(done) + 1
         print(f"bench-fidelity: live {name} run {k} ({len(clean({'runs': done}))} of {runs} clean so far)",
               file=sys.stderr, flush=True)
@@ -177,6 +178,9 @@ def run_live(name: str, entry: dict[str, Any] | None, runs: int) -> dict[str, An
         if steal > MAX_STEAL:
             print(f"bench-fidelity: {100 * steal:.0f}% of that run's CPU time was stolen by the hypervisor: "
                   "not counted", file=sys.stderr, flush=True)
+    if len(clean({"runs": done})) < runs:
+        print(f"bench-fidelity: {name}: {len(clean({'runs': done}))} clean runs of {runs} after {len(done)} attempts; "
+              "stopped", file=sys.stderr, flush=True)
     return {"scenario": scenario, "runs": done, **({"bottleneck": bottleneck} if queue else {})}
 
 
