@@ -46,8 +46,11 @@
  *  - Time. Linux CCs mix jiffies (tcp_jiffies32, HZ ticks) and tcp_mstamp
  *    (us). Here there is one clock, tp->tcp_mstamp in us, and "jiffies" are
  *    cca_now_ms(): HZ=1000 exactly. A simulator has no jiffies and a kernel
- *    with HZ=250 would quantise time more coarsely; ms resolution matches the
- *    common HZ=1000 build.
+ *    with HZ=250 (Debian's; the live testbed's) quantises time more
+ *    coarsely; ms resolution matches an HZ=1000 build (Fedora's). It shows
+ *    where a stamp sits on a tick's edge: a BBR flow whose round trip
+ *    divides ProbeRTT's 200 ms (50 ms) leaves ProbeRTT one round later,
+ *    more often, at HZ=250 (docs/host.md, "Three BBR flows").
  *  - EDT. Linux BBR uses tp->tcp_wstamp_ns - tp->tcp_clock_cache (both ns)
  *    to count packets that will have left by the next departure time; the
  *    simulator keeps both fields as the kernel does, so cca_edt_lead_us()
