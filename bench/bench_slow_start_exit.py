@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ccarena.units import MSS_BYTES
+
 #: The scenario: the fidelity battery's cubic-10-50, its first 2 s.
 SCENARIO: dict[str, Any] = {
     "duration": "2s",
@@ -51,7 +53,6 @@ LOOKAHEAD = 10
 SETTLE = 5
 #: The 50 ms flow's "first" ACKs, s from the first packet.
 EARLY_S = 0.3
-MSS = 1448
 
 
 def exit_cwnd(table: Any, flow: int = FLOW) -> int | None:
@@ -85,7 +86,7 @@ def single_segment_acks(trace: Path) -> tuple[float, float]:
     acks = records[(records["key"] == 2 * FLOW + 1) & (records["kind"] == READ) & (records["len"] == 0)]
     advance = np.diff(acks["ack"].astype(np.int64))
     t = (acks["t"][1:] - t0) / 1e9
-    one = advance == MSS
+    one = advance == MSS_BYTES
     early, late = (advance > 0) & (t < EARLY_S), (advance > 0) & (t >= EARLY_S)
     return float(one[early].mean()), float(one[late].mean())
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ScenarioError
+from ..units import MSS_BYTES
 from . import interrupts
 from .choices import APPS, DELAYS, QDISCS, SENDERS, SOCKET_BUFFERS
 
@@ -333,8 +334,8 @@ def split_forwarding(names: Names, delay_pids: list[int], tuns: list[str] | None
 # GSO_MAX_SEGMENTS wire packets each; after it, and everywhere with the
 # userspace bottleneck (whose TUN device is per packet), wire packets.
 
-#: Wire packets in the largest GSO send unit (64 KB of 1448-byte segments).
-GSO_MAX_SEGMENTS = 65536 // 1448
+#: Wire packets in the largest GSO send unit (64 KB of full-sized segments).
+GSO_MAX_SEGMENTS = 65536 // MSS_BYTES
 
 #: Receiver-side TCP counters of segments dropped after arrival.
 _RECEIVER_TCP_DROPS = ("TcpExt.TCPBacklogDrop", "TcpExt.TCPRcvQDrop", "TcpExt.TCPOFODrop",
