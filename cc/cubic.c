@@ -32,13 +32,14 @@
  * by setting ssthresh = cwnd.
  *
  * ---------------------------------------------------------------- units
- * cwnd, W_max, origin: packets. Epoch times: ms (cca_now_ms(), Linux's
- * jiffies at HZ=1000). The cubic's time t and K: 2^-10 s (BICTCP_HZ).
+ * cwnd, W_max, origin: packets. Epoch times: jiffies counted in ms
+ * (cca_now_ms()). The cubic's time t and K: 2^-10 s (BICTCP_HZ).
  * HyStart stamps and delays: us (low 32 bits of tp->tcp_mstamp).
  *
  * ---------------------------------------------------- deviations from Linux
- *  - jiffies are ms from tp->tcp_mstamp (HZ = 1000); an epoch_start of 0
- *    means "no epoch" as in Linux, so a clock reading of 0 ms is taken as 1.
+ *  - jiffies are counted in ms (ccarena_compat.h, "Time"); an epoch_start
+ *    of 0 means "no epoch" as in Linux, so a clock reading of 0 is taken
+ *    as 1 ms.
  *  - cubic_root() is our own: a seed from the bit length, then Newton
  *    steps, exact to the integer floor (Linux: table + one Newton step,
  *    within ~0.2%).
@@ -273,7 +274,8 @@ static inline void cubic_update(struct sock *sk, u32 cwnd, u32 acked)
 		/* t = time since epoch start + min RTT (cwnd one RTT ahead),
 		 * in 2^-10 s. usecs_to_jiffies() rounds up. */
 		t = (u64)(s32)(now - ca->epoch_start);
-		t += (ca->delay_min + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
+		t += cca_ms_to_jiffies_ms(sk, (ca->delay_min + USEC_PER_MSEC - 1) /
+						  USEC_PER_MSEC);
 		t <<= BICTCP_HZ;
 		t = div_u64(t, MSEC_PER_SEC);
 

@@ -28,7 +28,9 @@
  *   cca_get_random_u32_below(sk, ceil)   Linux: get_random_u32_below(ceil);
  *                                        takes sk for the per-flow RNG
  *   cca_now_us(sk)    tp->tcp_mstamp, us
- *   cca_now_ms(sk)    tp->tcp_mstamp / 1000 as u32: our tcp_jiffies32
+ *   cca_now_ms(sk)    tcp_jiffies32 counted in ms (steps of one tick)
+ *   cca_ms_to_jiffies_ms(sk, ms)  msecs_to_jiffies(ms), in ms: rounded up
+ *                                 to whole ticks
  *   cca_edt_lead_us(sk)  us until the earliest departure time (EDT) of the
  *                        next packet
  *   CCA_TRACE(sk, mode, pacing_gain, cwnd_gain, bw_bytes_per_sec)
@@ -44,13 +46,15 @@
  *
  * Deviations from Linux that every CC inherits:
  *  - Time. Linux CCs mix jiffies (tcp_jiffies32, HZ ticks) and tcp_mstamp
- *    (us). Here there is one clock, tp->tcp_mstamp in us, and "jiffies" are
- *    cca_now_ms(): HZ=1000 exactly. A simulator has no jiffies and a kernel
- *    with HZ=250 (Debian's; the live testbed's) quantises time more
- *    coarsely; ms resolution matches an HZ=1000 build (Fedora's). It shows
- *    where a stamp sits on a tick's edge: a BBR flow whose round trip
- *    divides ProbeRTT's 200 ms (50 ms) leaves ProbeRTT one round later,
- *    more often, at HZ=250 (docs/host.md, "Three BBR flows").
+ *    (us). Here jiffies are counted in ms (cca_now_ms(): tcp_jiffies32 *
+ *    1000 / HZ), so that a CC's constants stay in ms whatever the tick;
+ *    the clock still moves a tick at a time, and waits are rounded up to
+ *    ticks (cca_ms_to_jiffies_ms()). A kernel's HZ must divide 1000 (100,
+ *    250, 1000; not 300). The tick decides where a stamp sits on a tick's
+ *    edge: a BBR flow whose round trip divides ProbeRTT's 200 ms (50 ms)
+ *    leaves ProbeRTT one round later, more often, at HZ=250 than at 1000
+ *    (docs/host.md, "Three BBR flows"). The simulator takes HZ from the
+ *    host model (`hz`; HZ=1000 for host = "ideal").
  *  - EDT. Linux BBR uses tp->tcp_wstamp_ns - tp->tcp_clock_cache (both ns)
  *    to count packets that will have left by the next departure time; the
  *    simulator keeps both fields as the kernel does, so cca_edt_lead_us()
@@ -315,11 +319,72 @@ static inline u64 cca_now_us(const struct sock *sk)
 	return tcp_sk(sk)->tcp_mstamp;
 }
 
-/* ms as u32 (wraps after 49 days, compare with before/after): the stand-in
- * for tcp_jiffies32 at HZ=1000. */
+/*
+ * Jiffies, counted in ms: tcp_jiffies32 times the tick's length in ms, as
+ * u32 (wraps after 49 days; compare with before/after). It moves in steps
+ * of one tick, as the kernel's does: 4 ms at HZ=250, 1 ms at HZ=1000.
+ *   BPF: the kernel's jiffies (bpf_jiffies64()) times 1000 / CONFIG_HZ
+ *        (libbpf reads CONFIG_HZ from the kernel's config). A kernel whose
+ *        tick is not a whole number of ms (HZ=300), or whose config libbpf
+ *        cannot read, gets tp->tcp_mstamp / 1000: HZ=1000's clock.
+ *   native: tp->tcp_mstamp at the sender host's tick: struct
+ *        ccarena_ext's tick_us (the host model's `hz`) and tick_phase_us
+ *        (where the run starts within a tick, drawn from the seed;
+ *        crates/sim/src/host.rs). 1000 and 0 by default: HZ=1000.
+ */
+#ifdef CCARENA_BPF
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
+/* The tick, ms: 1000 / CONFIG_HZ, or 0 where jiffies are not whole ms. */
+static inline u32 cca_bpf_tick_ms(void)
+{
+	u32 hz = CONFIG_HZ;
+
+	return hz && hz <= MSEC_PER_SEC && MSEC_PER_SEC % hz == 0 ? MSEC_PER_SEC / hz : 0;
+}
+
+static inline u32 cca_tick_ms(const struct sock *sk)
+{
+	u32 tick = cca_bpf_tick_ms();
+
+	return tick ? tick : 1;
+}
+
 static inline u32 cca_now_ms(const struct sock *sk)
 {
-	return (u32)div_u64(tcp_sk(sk)->tcp_mstamp, USEC_PER_MSEC);
+	u32 tick = cca_bpf_tick_ms();
+
+	if (!tick)
+		return (u32)div_u64(tcp_sk(sk)->tcp_mstamp, USEC_PER_MSEC);
+	return (u32)bpf_jiffies64() * tick;
+}
+#else
+static inline u32 cca_tick_ms(const struct sock *sk)
+{
+	return (u32)div_u64(tcp_sk(sk)->cca.tick_us, USEC_PER_MSEC);
+}
+
+/* The ticks since the clock's origin, shifted by the host's phase, times
+ * the tick in ms. The simulator's TCP reads the same function
+ * (ccarena_native_now_ms(), crates/cc-native/src/layout.c) for its own
+ * tcp_jiffies32. */
+static inline u32 cca_now_ms(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 ticks = div_u64(tp->tcp_mstamp + tp->cca.tick_phase_us,
+			    tp->cca.tick_us);
+
+	return (u32)(ticks * cca_tick_ms(sk));
+}
+#endif
+
+/* msecs_to_jiffies(ms), in ms: ms rounded up to a whole number of ticks
+ * (Linux rounds up, so that a wait is never shorter than asked). */
+static inline u32 cca_ms_to_jiffies_ms(const struct sock *sk, u32 ms)
+{
+	u32 tick = cca_tick_ms(sk);
+
+	return tick > 1 ? (ms + tick - 1) / tick * tick : ms;
 }
 
 /* us from now until the earliest departure time of the next packet. */
@@ -605,12 +670,16 @@ static inline u32 cca_u32_param(struct sock *sk, u32 index, u64 dflt)
 	return (u32)min_t(u64, CCA_PARAM(sk, index, dflt), 0xffffffffULL);
 }
 
+/* A wait added to a jiffies stamp (cca_now_ms()), from a parameter in us:
+ * ms rounded up to whole ticks, as Linux's msecs_to_jiffies() and
+ * `seconds * HZ` give it. */
 static inline u32 cca_ms_param(struct sock *sk, u32 index, u64 dflt_us)
 {
 	u64 us = min_t(u64, CCA_PARAM(sk, index, dflt_us),
 		       0x3fffffffULL * USEC_PER_MSEC);
 
-	return (u32)div_u64(us + USEC_PER_MSEC - 1, USEC_PER_MSEC);
+	return cca_ms_to_jiffies_ms(sk, (u32)div_u64(us + USEC_PER_MSEC - 1,
+						     USEC_PER_MSEC));
 }
 
 static inline u32 cca_ratio_param(struct sock *sk, u32 index, u64 dflt_ppm,

@@ -92,7 +92,12 @@ struct ccarena_ext {
 	/* CC's ACK-aggregation estimate (CCA_TRACE_EXTRA_ACKED), packets;
 	 * all ones (cc_native::TRACE_EXTRA_ACKED_NONE) until it reports one. */
 	u32 trace_extra_acked;
-	u32 trace_pad;		/* keeps state 8-byte aligned, as in Rust */
+	/* The sender host's jiffies (cca_now_ms()): one tick, us (1e6 / HZ,
+	 * a whole number of ms), and how far into a tick tcp_mstamp's origin
+	 * falls, us (< tick_us); set by the simulator (crates/sim/src/host.rs). */
+	u32 tick_us;
+	u32 tick_phase_us;
+	u32 ext_pad;		/* keeps state 8-byte aligned, as in Rust */
 	/* The state of a CC too large for icsk_ca_priv (CCA_STATE_EXTENDED
 	 * in ccarena_compat.h; BPF keeps it in per-socket storage). */
 	u64 state[CCA_STATE_MAX / 8];

@@ -1,5 +1,5 @@
-//! Compiles every `cc/*.c` natively (plus `src/layout.c`) and generates the
-//! registry: for each `cc/<name>.c`, the C side exports
+//! Compiles every `cc/*.c` natively (plus `src/layout.c` and `src/clock.c`)
+//! and generates the registry: for each `cc/<name>.c`, the C side exports
 //! `ccarena_ops_<name>`, `ccarena_params_<name>` and
 //! `ccarena_description_<name>` (CCA_REGISTER, CCA_PARAMS and
 //! CCA_DESCRIPTION in ccarena_compat.h), and `$OUT_DIR/registry.rs`
@@ -28,6 +28,7 @@ fn main() {
     // only when missing, so it rarely causes a rebuild.
     println!("cargo:rerun-if-changed={}", cc_dir.display());
     println!("cargo:rerun-if-changed=src/layout.c");
+    println!("cargo:rerun-if-changed=src/clock.c");
     println!("cargo:rerun-if-changed={}", test_dir.display());
 
     let mut build = cc::Build::new();
@@ -41,7 +42,8 @@ fn main() {
         // The headers mention "cc/*.c" inside comments.
         .flag_if_supported("-Wno-comment")
         .flag_if_supported("-std=gnu11")
-        .file(manifest.join("src/layout.c"));
+        .file(manifest.join("src/layout.c"))
+        .file(manifest.join("src/clock.c"));
     for s in sources.iter().chain(&test_sources) {
         build.file(s);
     }

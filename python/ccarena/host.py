@@ -16,9 +16,12 @@ scenario file); a table gives one inline:
     timer_lateness_ns = [[0.0, 5000], [1.0, 60000]]
     stalls_per_s = 4.0
     stall_length_ns = [[0.0, 300000], [1.0, 1500000]]
+    hz = 250
 
 A distribution is [cumulative probability, ns] points: probabilities rising
-from 0 to 1, values never falling (an empirical inverse CDF). The live
+from 0 to 1, values never falling (an empirical inverse CDF). ``hz`` is the
+sender kernel's tick rate (CONFIG_HZ; 1000 if not given): a divisor of
+1000, since the congestion controls count jiffies in whole ms. The live
 engine ignores ``host``: its hosts are real.
 """
 
@@ -56,6 +59,7 @@ class HostTable(Strict):
     timer_lateness_ns: list[Point] = Field(default_factory=list)
     stalls_per_s: StrictFloat | StrictInt = Field(default=0, ge=0)
     stall_length_ns: list[Point] = Field(default_factory=list)
+    hz: StrictInt = 1000
 
 
 def names() -> list[str]:
@@ -109,10 +113,15 @@ def resolve_host(value: str | HostTable | None, base_dir: Path | None,
         _check_distribution(f"{path}.{key}", getattr(table, key), limits)
     if table.stalls_per_s and not table.stall_length_ns:
         raise ScenarioError(f"{path}.stall_length_ns", "stalls need their lengths")
+    check(f"{path}.hz", table.hz, table.hz, "hz", limits, shown=f"{table.hz} Hz")
+    if limits["max_host_hz"] % table.hz:
+        raise ScenarioError(f"{path}.hz", f"{table.hz} Hz is not a whole number of ms per tick "
+                                          f"(it must divide {limits['max_host_hz']}: 100, 250, 1000, ...)")
     config = {
         "start_spread_ns": table.start_spread_ns,
         **{key: [[float(p), v] for p, v in getattr(table, key)] for key in DISTRIBUTIONS},
         "stalls_per_s": float(table.stalls_per_s),
+        "hz": table.hz,
     }
     return config, shown
 

@@ -81,6 +81,8 @@ FIELD_LIMITS: dict[str, tuple[str, ...]] = {
     "flow[].jitter": ("max_rtt_ns",),
     "host.start_spread_ns": ("max_host_delay_ns",),
     "host.stalls_per_s": ("max_host_stall_rate_hz",),
+    # A tick rate, CONFIG_HZ (and a divisor of the largest: whole-ms ticks).
+    "host.hz": ("min_host_hz", "max_host_hz"),
     # A distribution: its points, and its largest value.
     "host.ack_delay_ns": ("max_host_points", "max_host_delay_ns"),
     "host.timer_lateness_ns": ("max_host_points", "max_host_delay_ns"),

@@ -40,7 +40,8 @@ static const struct ccarena_layout_row rows[] = {
 	OFF(ccarena_ext, n_params) OFF(ccarena_ext, trace_mode)
 	OFF(ccarena_ext, trace_pacing_gain) OFF(ccarena_ext, trace_cwnd_gain)
 	OFF(ccarena_ext, trace_bw) OFF(ccarena_ext, trace_var_ppm)
-	OFF(ccarena_ext, trace_extra_acked) OFF(ccarena_ext, trace_pad)
+	OFF(ccarena_ext, trace_extra_acked) OFF(ccarena_ext, tick_us)
+	OFF(ccarena_ext, tick_phase_us) OFF(ccarena_ext, ext_pad)
 	OFF(ccarena_ext, state)
 
 	SIZE(tcp_sock)

@@ -83,8 +83,12 @@ pub struct CcarenaExt {
     /// (`CCA_TRACE_EXTRA_ACKED`), or [`TRACE_EXTRA_ACKED_NONE`] if it
     /// reports none.
     pub trace_extra_acked: u32,
+    /// One tick of the sender host's jiffies, µs (1e6 / HZ, whole ms).
+    pub tick_us: u32,
+    /// How far into a tick the µs clock's origin falls, µs (< `tick_us`).
+    pub tick_phase_us: u32,
     /// Keeps `state` 8-byte aligned (as the C struct).
-    pub trace_pad: u32,
+    pub ext_pad: u32,
     /// State of a CC too large for `icsk_ca_priv` (`CCA_STATE_EXTENDED`).
     pub state: [u64; CCA_STATE_WORDS],
 }
@@ -114,7 +118,9 @@ impl Default for CcarenaExt {
             trace_bw: 0,
             trace_var_ppm: TRACE_VAR_NONE,
             trace_extra_acked: TRACE_EXTRA_ACKED_NONE,
-            trace_pad: 0,
+            tick_us: 1000,
+            tick_phase_us: 0,
+            ext_pad: 0,
             state: [0; CCA_STATE_WORDS],
         }
     }
@@ -161,6 +167,33 @@ pub struct TcpSock {
     pub tcp_wstamp_ns: u64,
     pub rtt_min: Minmax,
     pub cca: CcarenaExt,
+}
+
+unsafe extern "C" {
+    fn ccarena_native_now_ms(tp: *const TcpSock) -> u32;
+}
+
+impl TcpSock {
+    /// The sender host's jiffies at `tcp_mstamp`, counted in ms: what the
+    /// congestion controls read (`cca_now_ms()`, src/clock.c), for Linux's
+    /// own `tcp_jiffies32` stamps.
+    pub fn jiffies_ms(&self) -> u32 {
+        // SAFETY: the C function reads the struct it is given, nothing else.
+        unsafe { ccarena_native_now_ms(self) }
+    }
+
+    /// `usecs_to_jiffies(us)` and back: `us` rounded up to whole ticks.
+    pub fn jiffies_us(&self, us: u64) -> u64 {
+        us.div_ceil(self.cca.tick_us as u64) * self.cca.tick_us as u64
+    }
+
+    /// Sets the host's tick (`tick_us`, a whole number of ms) and where
+    /// the µs clock's origin falls within one (`phase_us` < `tick_us`).
+    pub fn set_tick(&mut self, tick_us: u32, phase_us: u32) {
+        assert!(tick_us >= 1000 && tick_us.is_multiple_of(1000) && phase_us < tick_us, "tick {tick_us} us, phase {phase_us} us");
+        self.cca.tick_us = tick_us;
+        self.cca.tick_phase_us = phase_us;
+    }
 }
 
 /// `struct rate_sample` (tcp_rate.c's output for one ACK).
@@ -239,6 +272,24 @@ mod tests {
     use std::ffi::{c_char, CStr};
     use std::mem::{offset_of, size_of};
 
+    #[test]
+    fn jiffies_move_a_tick_at_a_time() {
+        let mut sk = TcpSock { tcp_mstamp: 12_345_678, ..Default::default() };
+        assert_eq!(sk.jiffies_ms(), 12_345, "HZ=1000 by default: the µs clock in whole ms");
+        sk.set_tick(4000, 0);
+        assert_eq!(sk.jiffies_ms(), 12_344);
+        sk.set_tick(4000, 1_000);
+        assert_eq!(sk.jiffies_ms(), 12_344); // (12_345_678 + 1000) / 4000 = 3086
+        sk.set_tick(4000, 2_500);
+        assert_eq!(sk.jiffies_ms(), 12_348); // 3087 ticks
+        // From a tick's edge (1_001_500 + 2_500 = 251 ticks), 40 ms: ten ticks.
+        let steps: std::collections::BTreeSet<u32> = (0..40_000u64)
+            .map(|us| TcpSock { tcp_mstamp: 1_001_500 + us, cca: sk.cca, ..Default::default() }.jiffies_ms())
+            .collect();
+        assert_eq!(steps.len(), 10, "40 ms at HZ=250: ten ticks");
+        assert!(steps.iter().all(|ms| ms % 4 == 0));
+    }
+
     #[repr(C)]
     struct LayoutRow {
         name: *const c_char,
@@ -287,7 +338,7 @@ mod tests {
                            icsk_ca_initialized, icsk_pad, icsk_ca_priv }
             "ccarena_ext": CcarenaExt { rng_state, params, n_params, trace_mode,
                            trace_pacing_gain, trace_cwnd_gain, trace_bw, trace_var_ppm,
-                           trace_extra_acked, trace_pad, state }
+                           trace_extra_acked, tick_us, tick_phase_us, ext_pad, state }
             "tcp_sock": TcpSock { inet_conn, snd_cwnd, snd_cwnd_cnt, snd_cwnd_clamp,
                            snd_cwnd_stamp, snd_ssthresh, prior_cwnd, prior_ssthresh,
                            srtt_us, mdev_us, packets_out, sacked_out, lost_out,

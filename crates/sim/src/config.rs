@@ -51,7 +51,7 @@ pub struct SimConfig {
 /// The hosts' timing model ([`crate::host`]), resolved from the scenario's
 /// `host` (a named model measured on Linux, or the user's own). Each
 /// distribution is (cumulative probability, ns) points.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
     /// A flow starts up to this much after its `start`, uniformly, ns.
@@ -69,6 +69,29 @@ pub struct HostConfig {
     /// Length of a stall.
     #[serde(default)]
     pub stall_length_ns: Vec<(f64, u64)>,
+    /// The sender kernel's tick rate (CONFIG_HZ), Hz: jiffies move every
+    /// 1000 / `hz` ms. It divides 1000 (100, 250, 1000).
+    #[serde(default = "default_hz")]
+    pub hz: u32,
+}
+
+/// HZ=1000: jiffies are ms.
+fn default_hz() -> u32 {
+    1000
+}
+
+impl Default for HostConfig {
+    /// A host that adds nothing, ticking at HZ=1000.
+    fn default() -> Self {
+        HostConfig {
+            start_spread_ns: 0,
+            ack_delay_ns: Vec::new(),
+            timer_lateness_ns: Vec::new(),
+            stalls_per_s: 0.0,
+            stall_length_ns: Vec::new(),
+            hz: default_hz(),
+        }
+    }
 }
 
 /// One direction of a link: a queue and a serialiser, then `delay_ns` of

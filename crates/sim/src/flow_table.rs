@@ -23,7 +23,7 @@
 
 use crate::app::AppSource;
 use crate::config::{FlowConfig, SimConfig};
-use crate::host::FlowHost;
+use crate::host::{FlowHost, Tick};
 use crate::jitter::Jitter;
 use crate::packet::{AckPacket, DataPacket};
 use crate::pipe::Pipe;
@@ -115,6 +115,7 @@ impl Flow {
                 params: fc.params.clone(),
                 ecn: fc.ecn,
                 app: fc.app.as_ref().map(|a| AppSource::for_flow(a, cfg.mss, cfg.seed, seeds.stream)),
+                tick: Tick::of_run(cfg.host.as_ref(), cfg.seed),
             },
             ops,
         );

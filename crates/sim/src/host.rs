@@ -30,6 +30,14 @@
 //!   are the hosts'). Stalls start as a Poisson process (`stalls_per_s`)
 //!   and last `stall_length`.
 //!
+//! - **tick**: the sender kernel's jiffies move every 1000 / `hz` ms
+//!   (CONFIG_HZ: 250 on the live testbed, 1000 on Fedora). A congestion
+//!   control's ms stamps (BBR's ProbeRTT and min-RTT windows, CUBIC's
+//!   epoch) and TCP's timers are counted in them, so a wait ends on a
+//!   tick's edge, not at its exact length. Where in a tick the run starts
+//!   is drawn from the seed, once per run: one kernel serves every sender,
+//!   as on the live testbed.
+//!
 //! Each distribution is empirical: (cumulative probability, ns) points,
 //! sampled by linear interpolation of the inverse CDF. Every draw comes
 //! from the run's seed, in streams of their own (one per flow, one for the
@@ -47,6 +55,37 @@ use crate::rng::SimRng;
 /// draws: SplitMix64's increment (the golden ratio in 64 bits) rotated,
 /// so that these streams differ from [`crate::jitter`]'s for the same flow.
 const STREAM_STEP: u64 = 0x9e37_79b9_7f4a_7c15_u64.rotate_left(17);
+
+/// The sender kernel's jiffies as the simulator's µs clock sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tick {
+    /// One tick, µs (1e6 / HZ; a whole number of ms).
+    pub tick_us: u32,
+    /// How far into a tick the clock's origin falls, µs (< `tick_us`).
+    pub phase_us: u32,
+}
+
+impl Default for Tick {
+    /// HZ=1000, ticks on whole ms: the ideal host's clock.
+    fn default() -> Self {
+        Tick { tick_us: 1000, phase_us: 0 }
+    }
+}
+
+impl Tick {
+    /// The tick of a run seeded `run_seed` (None: an ideal host, HZ=1000
+    /// on whole ms). Its phase has a stream of its own.
+    pub fn of_run(cfg: Option<&HostConfig>, run_seed: u64) -> Self {
+        let Some(c) = cfg else { return Tick::default() };
+        let tick_us = 1_000_000 / c.hz;
+        let mut rng = SimRng::new(run_seed.wrapping_add(STREAM_STEP.wrapping_mul(TICK_STREAM)));
+        Tick { tick_us, phase_us: (rng.next_u64() % tick_us as u64) as u32 }
+    }
+}
+
+/// The tick's stream: the multiplier of [`STREAM_STEP`] (flows use 2 and
+/// up, the stalls 1).
+const TICK_STREAM: u64 = u64::MAX;
 
 /// One flow's host draws: its start phase, its ACKs' turnaround, its
 /// timers' lateness.
@@ -175,6 +214,7 @@ mod tests {
             timer_lateness_ns: vec![(0.0, 5_000), (1.0, 50_000)],
             stalls_per_s: 10.0,
             stall_length_ns: vec![(0.0, 300_000), (1.0, 1_500_000)],
+            hz: 250,
         }
     }
 
@@ -215,6 +255,19 @@ mod tests {
         let mut s = Stalls::new(None, 1);
         assert_eq!(s.release(0, 123), 123);
         assert_eq!(s.held(), 0);
+    }
+
+    #[test]
+    fn the_tick_is_the_hosts_and_its_phase_the_seeds() {
+        assert_eq!(Tick::of_run(None, 7), Tick { tick_us: 1000, phase_us: 0 });
+        let c = cfg(); // hz = 250
+        let phases: Vec<u32> = (1..=50).map(|seed| Tick::of_run(Some(&c), seed).phase_us).collect();
+        assert!(phases.iter().all(|&p| p < 4000));
+        assert!(phases.iter().any(|&p| p < 1000) && phases.iter().any(|&p| p >= 3000), "{phases:?}");
+        assert_eq!(Tick::of_run(Some(&c), 9), Tick::of_run(Some(&c), 9));
+        assert_eq!(Tick::of_run(Some(&c), 9).tick_us, 4000);
+        let ms = HostConfig { hz: 1000, ..c };
+        assert_eq!(Tick::of_run(Some(&ms), 9).tick_us, 1000);
     }
 
     #[test]

@@ -124,6 +124,12 @@ pub const MAX_HOST_DELAY_NS: u64 = 1_000_000_000;
 /// models have 16 (idle) and 3 (busy).
 pub const MAX_HOST_STALL_RATE_HZ: u64 = 1_000;
 
+/// A host's tick rate (`host.hz`, CONFIG_HZ), Hz: 1 to 1000, and a divisor
+/// of 1000, so that a tick is a whole number of ms (the congestion controls
+/// count jiffies in ms; Linux offers 100, 250, 300 and 1000: all but 300).
+pub const MIN_HOST_HZ: u64 = 1;
+pub const MAX_HOST_HZ: u64 = 1_000;
+
 /// Points of one host distribution (`host.ack_delay_ns`, ...): 64 (a
 /// measured one has 18); each draw searches them.
 pub const MAX_HOST_POINTS: u64 = 64;
@@ -171,7 +177,7 @@ pub const MAX_SIZE_POINTS: u64 = 1024;
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
 /// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
 /// `max_` bounds from above, `min_` from below.
-pub fn all() -> [(&'static str, u64); 26] {
+pub fn all() -> [(&'static str, u64); 28] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -193,6 +199,8 @@ pub fn all() -> [(&'static str, u64); 26] {
         ("max_host_delay_ns", MAX_HOST_DELAY_NS),
         ("max_host_stall_rate_hz", MAX_HOST_STALL_RATE_HZ),
         ("max_host_points", MAX_HOST_POINTS),
+        ("min_host_hz", MIN_HOST_HZ),
+        ("max_host_hz", MAX_HOST_HZ),
         ("max_flow_bytes", MAX_FLOW_BYTES),
         ("max_links", MAX_LINKS),
         ("max_active_flows", MAX_ACTIVE_FLOWS),

@@ -380,6 +380,12 @@ fn host(h: &HostConfig) -> Result<(), String> {
     if h.stalls_per_s > 0.0 && h.stall_length_ns.is_empty() {
         return Err("host.stall_length_ns: stalls need their lengths".into());
     }
+    if !(MIN_HOST_HZ..=MAX_HOST_HZ).contains(&(h.hz as u64)) || !MAX_HOST_HZ.is_multiple_of(h.hz as u64) {
+        return Err(format!(
+            "host.hz: {} is not a tick rate the engine models (it must divide {MAX_HOST_HZ}: 100, 250, 1000, ...)",
+            h.hz
+        ));
+    }
     for (field, points) in
         [("ack_delay_ns", &h.ack_delay_ns), ("timer_lateness_ns", &h.timer_lateness_ns), ("stall_length_ns", &h.stall_length_ns)]
     {

@@ -88,6 +88,7 @@ fn reused_slots_start_clean_in_fair_queues_reverse_paths_and_stalls() {
         timer_lateness_ns: vec![(0.0, 1_000), (1.0, 100_000)],
         stalls_per_s: 20.0,
         stall_length_ns: vec![(0.0, 100_000), (1.0, 3 * MS)],
+        hz: 250,
     });
     sim::validate(&cfg).unwrap();
     let r = sim::run(&cfg).unwrap();

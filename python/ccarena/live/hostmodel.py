@@ -50,6 +50,7 @@ a fixed seed so that the fit is a function of the measurement).
 from __future__ import annotations
 
 import datetime
+import gzip
 import json
 import os
 import platform
@@ -339,7 +340,19 @@ def fit(samples: dict[str, Any]) -> dict[str, Any]:
         "timer_lateness_ns": quantiles(np.asarray(samples["timer_lateness_ns"])),
         "stalls_per_s": round(float(weights.sum()), 3),
         "stall_length_ns": quantiles(lengths, weights) if len(lengths) else [],
+        **({"hz": hz} if (hz := model_hz(samples)) else {}),
     }
+
+
+def model_hz(samples: dict[str, Any]) -> int | None:
+    """The tick a model takes from its measurement: the kernel's CONFIG_HZ
+    as recorded with the samples, where it is a whole number of ms (a
+    scenario's ``host.hz`` must divide 1000); else None (the default,
+    1000)."""
+    from ..scenario_limits import engine_limits
+
+    hz = int(samples.get("hz", 0))
+    return hz if hz and engine_limits()["max_host_hz"] % hz == 0 else None
 
 
 # --------------------------------------------------------------------------
@@ -379,7 +392,7 @@ def measure(busy: bool, runs: int, log: Callable[[str], None]) -> dict[str, Any]
     out: dict[str, Any] = {"receiver_ns": [], "sender_ns": [], "start_offsets_ns": [], "stall_lengths_ns": [],
                            "host_stall_lengths_ns": [], "timer_lateness_ns": [], "seconds": 0.0,
                            "turnaround_seconds": 0.0, "runs": runs, "busy": busy, "steal": [],
-                           "discarded_steal": []}
+                           "discarded_steal": [], "hz": kernel_hz() or 0}
     condition = "busy" if busy else "idle"
     spinning = _spinners(busy)
 
@@ -443,6 +456,24 @@ def measure(busy: bool, runs: int, log: Callable[[str], None]) -> dict[str, Any]
     return out
 
 
+def kernel_hz(configs: tuple[Path, ...] | None = None) -> int | None:
+    """The running kernel's CONFIG_HZ, from its config (/proc/config.gz, or
+    /boot/config-<release>); None where neither can be read. The tick is
+    not timing one can trace from a run: it is how the kernel was built."""
+    if configs is None:
+        configs = (Path("/proc/config.gz"), Path(f"/boot/config-{platform.release()}"))
+    for path in configs:
+        try:
+            raw = path.read_bytes()
+            text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8", "replace")
+        except (OSError, EOFError, gzip.BadGzipFile):
+            continue
+        for line in text.splitlines():
+            if line.startswith("CONFIG_HZ="):
+                return int(line.split("=", 1)[1])
+    return None
+
+
 def provenance() -> dict[str, Any]:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.machine())
@@ -463,6 +494,7 @@ def describe(name: str, model: dict[str, Any]) -> str:
         f"  ACK turnaround    {dist(model['ack_delay_ns'])}",
         f"  timer lateness    {dist(model['timer_lateness_ns'])}",
         f"  stalls            {model['stalls_per_s']:g}/s, lengths {dist(model['stall_length_ns'])}",
+        f"  tick              HZ={model.get('hz', 1000)}",
     ])
 
 
@@ -478,7 +510,10 @@ def to_toml(name: str, model: dict[str, Any], source: dict[str, Any], samples: d
               f"# {len(samples['receiver_ns'])} receiver and {len(samples['sender_ns'])} sender turnarounds, "
               f"{len(samples['timer_lateness_ns'])} pacing timers, {len(samples['stall_lengths_ns'])} stalls of the "
               f"path and {len(samples['host_stall_lengths_ns'])} of the hosts.\n"
-              "# Distributions are [cumulative probability, ns] points (docs/host.md).\n")
+              + ("# hz: the kernel's CONFIG_HZ, from its config.\n" if "hz" in model else
+                 f"# hz: left at 1000: the kernel's CONFIG_HZ is {samples.get('hz') or 'not in its config'} "
+                 "(a model's must divide 1000).\n")
+              + "# Distributions are [cumulative probability, ns] points (docs/host.md).\n")
     return header + tomli_w.dumps(model)
 
 

@@ -169,7 +169,7 @@ impl TcpSender {
         let limited = sk.is_cwnd_limited != 0
             || (sk.snd_cwnd < sk.snd_ssthresh && sk.snd_cwnd < 2 * sk.max_packets_out);
         if limited {
-            sk.snd_cwnd_stamp = (sk.tcp_mstamp / 1000) as u32;
+            sk.snd_cwnd_stamp = sk.jiffies_ms();
         }
     }
 

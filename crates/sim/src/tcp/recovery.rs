@@ -174,7 +174,7 @@ impl TcpSender {
         let wait_us = self.rack.mark_lost(&mut self.sk, &mut self.sb);
         if wait_us > 0 {
             // tcp_rack_mark_lost(): jiffies, plus TCP_TIMEOUT_MIN, at most RTO.
-            let when = super::timer::jiffies_us(wait_us as u64) + TIMEOUT_MIN_US;
+            let when = self.jiffies_us(wait_us as u64) + TIMEOUT_MIN_US;
             self.reset_xmit_timer(TimerKind::ReoTimeout, when, self.rtt.rto_us as u64, false);
             *flag &= !F::SET_XMIT_TIMER;
         }

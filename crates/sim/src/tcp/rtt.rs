@@ -6,7 +6,7 @@
 //! - `rttvar_us` follows the largest `mdev` seen in the last RTT
 //!   (`mdev_max_us`), decays by 1/4 per RTT, and never drops below
 //!   TCP_RTO_MIN, so RTO = srtt + max(200 ms, ~4 mdev);
-//! - RTO is counted in jiffies (HZ = 1000: rounded up to whole ms), capped at
+//! - RTO is counted in jiffies (rounded up to the host's ticks), capped at
 //!   TCP_RTO_MAX, and doubled on every timeout (`backoff`).
 //! - `rtt_min` is the windowed (300 s) minimum of the RTT samples.
 
@@ -47,11 +47,6 @@ impl Default for RttEstimator {
             backoff: 0,
         }
     }
-}
-
-/// usecs_to_jiffies at HZ=1000 and back: round up to whole ms.
-fn jiffy_round_us(us: u64) -> u64 {
-    us.div_ceil(1000) * 1000
 }
 
 impl RttEstimator {
@@ -111,7 +106,7 @@ impl RttEstimator {
 
     /// `tcp_set_rto()` + `tcp_bound_rto()`: RTO from the estimate.
     pub fn set_rto(&mut self, sk: &TcpSock) {
-        let us = jiffy_round_us((sk.srtt_us >> 3) as u64 + self.rttvar_us as u64);
+        let us = sk.jiffies_us((sk.srtt_us >> 3) as u64 + self.rttvar_us as u64);
         self.rto_us = us.min(RTO_MAX_US as u64) as u32;
     }
 

@@ -34,6 +34,7 @@ use super::scoreboard::Scoreboard;
 use super::timer::XmitTimer;
 use super::timestamp::TsEcho;
 use super::undo::Undo;
+use crate::host::Tick;
 use super::SenderTelemetry;
 use crate::app::AppSource;
 use crate::config::EcnMode;
@@ -74,6 +75,9 @@ pub struct SenderConfig {
     pub ecn: EcnMode,
     /// The application's writes (None: it always has data).
     pub app: Option<AppSource>,
+    /// The host's jiffies: a tick and where the clock's origin falls in
+    /// one, µs ([`crate::host::Tick`]).
+    pub tick: Tick,
 }
 
 /// One flow's TCP sender running one congestion control.
@@ -168,6 +172,7 @@ impl TcpSender {
         sk.cca.rng_state = if cfg.rng_seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { cfg.rng_seed };
         sk.cca.params = if params.is_empty() { std::ptr::null() } else { params.as_ptr() };
         sk.cca.n_params = params.len() as u32;
+        sk.set_tick(cfg.tick.tick_us, cfg.tick.phase_us);
         Self {
             flow: cfg.flow,
             mss: cfg.mss,
@@ -392,9 +397,14 @@ impl TcpSender {
         ns + CLOCK_BASE_US * 1000
     }
 
-    /// `tcp_jiffies32` at HZ=1000.
+    /// `tcp_jiffies32`, counted in ms: the host's tick, as the CC reads it.
     pub(super) fn now_ms(&self) -> u32 {
-        (self.sk.tcp_mstamp / 1000) as u32
+        self.sk.jiffies_ms()
+    }
+
+    /// `usecs_to_jiffies` and back: `us` rounded up to whole ticks.
+    pub(super) fn jiffies_us(&self, us: u64) -> u64 {
+        self.sk.jiffies_us(us)
     }
 
     pub(super) fn ca_state(&self) -> u8 {

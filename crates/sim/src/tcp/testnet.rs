@@ -144,6 +144,7 @@ impl TestNet {
             params: Vec::new(),
             ecn: crate::config::EcnMode::Off,
             app: None,
+            tick: crate::host::Tick::default(),
         };
         Self {
             sender: TcpSender::new(cfg, ops),

@@ -36,18 +36,13 @@ pub struct XmitTimer {
     pub deadline_ns: u64,
 }
 
-/// `usecs_to_jiffies` and back at HZ=1000: whole ms, rounded up.
-pub fn jiffies_us(us: u64) -> u64 {
-    us.div_ceil(1000) * 1000
-}
-
 impl TcpSender {
     /// `inet_csk_reset_xmit_timer` (`with_pacing` false) or
     /// `tcp_reset_xmit_timer` (true): the timer fires `when_us` from now.
     pub(super) fn reset_xmit_timer(&mut self, kind: TimerKind, when_us: u64, max_us: u64, with_pacing: bool) {
         let mut when_ns = when_us.min(max_us) * 1000;
         if with_pacing {
-            when_ns += jiffies_us(self.pacer.delay_ns(self.now_ns).div_ceil(1000)) * 1000;
+            when_ns += self.jiffies_us(self.pacer.delay_ns(self.now_ns).div_ceil(1000)) * 1000;
         }
         self.timer = Some(XmitTimer { kind, deadline_ns: self.now_ns + when_ns });
     }
@@ -59,7 +54,7 @@ impl TcpSender {
     /// `tcp_rto_delta_us()`: µs until the head's RTO would expire.
     fn rto_delta_us(&self) -> i64 {
         let head_sent = self.sb.seg(self.sb.una()).sent_us;
-        (head_sent + jiffies_us(self.rtt.rto_us as u64)) as i64 - self.sk.tcp_mstamp as i64
+        (head_sent + self.jiffies_us(self.rtt.rto_us as u64)) as i64 - self.sk.tcp_mstamp as i64
     }
 
     /// `tcp_rearm_rto()`.
@@ -71,7 +66,7 @@ impl TcpSender {
         let mut rto = self.rtt.rto_us as u64;
         if matches!(self.pending(), Some(TimerKind::ReoTimeout | TimerKind::LossProbe)) {
             // Keep the RTO relative to the head's transmission.
-            rto = jiffies_us(self.rto_delta_us().max(1) as u64);
+            rto = self.jiffies_us(self.rto_delta_us().max(1) as u64);
         }
         self.reset_xmit_timer(TimerKind::Retrans, rto, RTO_MAX_US as u64, true);
     }
@@ -94,13 +89,13 @@ impl TcpSender {
         let mut timeout = if self.sk.srtt_us != 0 {
             let mut t = (self.sk.srtt_us >> 2) as u64;
             t += if self.sk.packets_out == 1 { RTO_MIN_US as u64 } else { TIMEOUT_MIN_US };
-            jiffies_us(t)
+            self.jiffies_us(t)
         } else {
             TIMEOUT_INIT_US as u64
         };
         let rto_delta = if advancing_rto { self.rtt.rto_us as i64 } else { self.rto_delta_us() };
         if rto_delta > 0 {
-            timeout = timeout.min(jiffies_us(rto_delta as u64));
+            timeout = timeout.min(self.jiffies_us(rto_delta as u64));
         }
         self.reset_xmit_timer(TimerKind::LossProbe, timeout, RTO_MAX_US as u64, true);
         true
