@@ -128,6 +128,7 @@ def test_live_pass_runs_every_spec_and_records_it(clean_host, tmp_path):
     assert records["bbq-fig13"].runs == 1 and records["bbq-fig13"].quick and not records["bbq-fig13"].cannot
     # The record says how the testbed's path behaved (a stalling one moves results: docs/host.md).
     assert records["bbq-fig13"].host["late_over_1ms_per_s"] >= 0
+    assert records["bbq-fig13"].host["bpf_clock"] == "jiffies" and records["bbq-fig13"].host["hz"] in (100, 250, 300, 1000, None)
     assert records["bbq-fig13"].host["runs_on_a_stalling_path"] in (0, 1)
     assert records["bbq-fig1"].cannot == "kept"
 

@@ -167,7 +167,8 @@
  *  7. TLP: CA_EVENT_TLP_RECOVERY and rs->is_acking_tlp_retrans_seq are
  *     v3-only; a loss repaired by a tail loss probe is not noted, and the
  *     latest-delivery filter always advances at a loss round's end.
- *  8. Time: jiffies are ms of the one clock (HZ = 1000).
+ *  8. Time: jiffies are counted in ms (cca_now_ms(), a tick at a time;
+ *     ccarena_compat.h, "Time").
  *  9. The tunables are a parameter table (CCA_PARAM) in ppm and us; every
  *     default converts to v3's constant exactly (gains and fractions to
  *     the nearest 1/256). bw_probe_cwnd_gain is a ppm (v3: quarters),

@@ -58,8 +58,10 @@
  * (cca_now_ms()). Windows and counts: packets.
  *
  * ---------------------------------------------------- deviations from Linux
- *  - Time: Linux's jiffies stamps (min_rtt_stamp, probe_rtt_done_stamp,
- *    lt_last_stamp) are ms from tp->tcp_mstamp, i.e. HZ = 1000.
+ *  - Time: Linux's jiffies stamps (min_rtt_stamp, probe_rtt_done_stamp)
+ *    are jiffies counted in ms (cca_now_ms(): they move a tick at a time,
+ *    and waits are rounded up to ticks; ccarena_compat.h, "Time");
+ *    lt_last_stamp is ms of delivered_mstamp, as in Linux.
  *  - bbr_tso_segs_goal(): the GSO cap is min(sk_gso_max_size, 64 KB)
  *    instead of the constant 64 KB, so a simulated sender without TSO can
  *    set a smaller sk_gso_max_size; with 64 KB (the default) it is Linux.
@@ -312,10 +314,10 @@ enum bbr_param {
 	/* ProbeBW draining phase 3/4: drain the queue the probe made. */
 	BBR_PARAM_PROBE_DOWN_GAIN_PPM,
 	/* min_rtt filter window, 10 s: path changes are rarer than that
-	 * (used at ms resolution, rounded up). */
+	 * (used in whole ticks, rounded up: cca_ms_param()). */
 	BBR_PARAM_MIN_RTT_WIN_US,
 	/* Time in ProbeRTT at min cwnd, 200 ms: long enough to see an empty
-	 * queue (ms resolution, rounded up; 0 disables ProbeRTT). */
+	 * queue (whole ticks, rounded up; 0 disables ProbeRTT). */
 	BBR_PARAM_PROBE_RTT_MODE_US,
 	/* Min cwnd, packets: keeps ACK clocking with delayed ACKs. */
 	BBR_PARAM_CWND_MIN_TARGET,

@@ -8,8 +8,9 @@
 //!   application reading at once), while out-of-order data is held, and
 //!   when a segment fills a hole or is a duplicate;
 //! - otherwise hold the ACK for at most the delayed-ACK timeout (40 ms,
-//!   TCP_DELACK_MIN / TCP_ATO_MIN at HZ=1000; with bulk traffic Linux's
-//!   adaptive `ato` stays at this floor);
+//!   TCP_DELACK_MIN / TCP_ATO_MIN, HZ/25 jiffies at any HZ; with bulk
+//!   traffic Linux's adaptive `ato` stays at this floor; it fires 40 ms
+//!   after it is armed, not on a tick's edge);
 //! - SACK compression (`__tcp_ack_snd_check`, Linux ≥ 4.19): while
 //!   out-of-order data is held, the first three ACKs for one `rcv_nxt`
 //!   go out at once (DupThresh, so that the sender's fast retransmit is

@@ -187,8 +187,14 @@ def write(path: Path, records: Sequence[Record]) -> None:
 def host(outcomes: Mapping[str, Outcome] | None = None) -> dict[str, Any]:
     """The host, and how its testbed's path behaved in ``outcomes``' runs:
     how many ran on a stalling path (docs/host.md, "Two machines, two
-    testbeds"), so that a record can be read against the host model."""
-    doc: dict[str, Any] = {"kernel": platform.release(), "cpus": len(os.sched_getaffinity(0))}
+    testbeds"), so that a record can be read against the host model;
+    the kernel's tick (``hz``, None where its config cannot be read) and
+    the clock our BPF algorithms count (``bpf_clock``: "jiffies" since
+    2026-11-28; a record without it ran them on ms of the µs clock)."""
+    from ..live.hostmodel import kernel_hz
+
+    doc: dict[str, Any] = {"kernel": platform.release(), "cpus": len(os.sched_getaffinity(0)), "hz": kernel_hz(),
+                           "bpf_clock": "jiffies"}
     if outcomes:
         from ..live.hostmodel import path_stalled
 

@@ -10,9 +10,11 @@
 //!   (or retransmit the last one) so that a tail loss is repaired by RACK
 //!   instead of an RTO.
 //!
-//! Durations are in jiffies in Linux; here µs rounded up to whole ms
-//! (HZ=1000). Timers armed through `tcp_reset_xmit_timer` also wait for the
-//! pacing clock (`tcp_pacing_delay`).
+//! Durations are in jiffies in Linux; here µs rounded up to whole ticks of
+//! the sender's host (`TcpSock::jiffies_us`: 1 ms at HZ=1000, 4 ms at 250).
+//! A timer fires its duration after it is armed, not on a tick's edge.
+//! Timers armed through `tcp_reset_xmit_timer` also wait for the pacing
+//! clock (`tcp_pacing_delay`).
 
 use super::rtt::{RTO_MAX_US, RTO_MIN_US, TIMEOUT_INIT_US};
 use super::scoreboard::flag as sf;
