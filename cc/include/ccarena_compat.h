@@ -366,7 +366,7 @@ static inline u32 cca_tick_ms(const struct sock *sk)
 
 /* The ticks since the clock's origin, shifted by the host's phase, times
  * the tick in ms. The simulator's TCP reads the same function
- * (ccarena_native_now_ms(), crates/cc-native/src/layout.c) for its own
+ * (ccarena_native_now_ms(), crates/cc-native/src/clock.c) for its own
  * tcp_jiffies32. */
 static inline u32 cca_now_ms(const struct sock *sk)
 {

@@ -41,7 +41,8 @@
 //! Each distribution is empirical: (cumulative probability, ns) points,
 //! sampled by linear interpolation of the inverse CDF. Every draw comes
 //! from the run's seed, in streams of their own (one per flow, one for the
-//! stalls), so the seed decides everything and two seeds are two samples.
+//! stalls, one for the tick's phase), so the seed decides everything and
+//! two seeds are two samples.
 //! A scenario with `host = "ideal"` has no host model (None) and draws
 //! nothing: its runs are what they were before this module.
 
