@@ -35,7 +35,7 @@ only) unless asked to run them again:
     python bench/bench_fidelity.py                # the simulator against each scenario's newest live results
     python bench/bench_fidelity.py --live         # run the live part again (root), then compare
     python bench/bench_fidelity.py --only bbr-10-50,cubic-10-50
-    python bench/bench_fidelity.py --live --fresh --only bbq-10-50   # today's runs of it anew
+    python bench/bench_fidelity.py --live --fresh "REASON" --only bbq-10-50   # today's runs of it anew
 
 ``--fresh`` starts today's runs of a scenario anew (after a change to
 what runs live, such as our BPF algorithms' clock); the runs it replaces

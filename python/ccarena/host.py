@@ -62,6 +62,13 @@ class HostTable(Strict):
     hz: StrictInt = 1000
 
 
+def whole_ms_tick(hz: int, limits: Mapping[str, int]) -> bool:
+    """Whether a tick rate gives whole-ms ticks, as the engine takes them:
+    ``hz`` divides the largest rate (1000; the algorithms count jiffies in
+    ms)."""
+    return 0 < hz and limits["max_host_hz"] % hz == 0
+
+
 def names() -> list[str]:
     """The named models: the files in hosts/, and "ideal"."""
     return sorted([p.stem for p in MODELS.glob("*.toml")] + [IDEAL])
@@ -114,7 +121,7 @@ def resolve_host(value: str | HostTable | None, base_dir: Path | None,
     if table.stalls_per_s and not table.stall_length_ns:
         raise ScenarioError(f"{path}.stall_length_ns", "stalls need their lengths")
     check(f"{path}.hz", table.hz, table.hz, "hz", limits, shown=f"{table.hz} Hz")
-    if limits["max_host_hz"] % table.hz:
+    if not whole_ms_tick(table.hz, limits):
         raise ScenarioError(f"{path}.hz", f"{table.hz} Hz is not a whole number of ms per tick "
                                           f"(it must divide {limits['max_host_hz']}: 100, 250, 1000, ...)")
     config = {

@@ -349,10 +349,11 @@ def model_hz(samples: dict[str, Any]) -> int | None:
     as recorded with the samples, where it is a whole number of ms (a
     scenario's ``host.hz`` must divide 1000); else None (the default,
     1000)."""
+    from ..host import whole_ms_tick
     from ..scenario_limits import engine_limits
 
     hz = int(samples.get("hz", 0))
-    return hz if hz and engine_limits()["max_host_hz"] % hz == 0 else None
+    return hz if whole_ms_tick(hz, engine_limits()) else None
 
 
 # --------------------------------------------------------------------------
