@@ -14,8 +14,9 @@ differ by at most 5 pp.
 
     python bench/bench_parking_lot.py                     # BBR and CUBIC, 10 seeds, 5 live runs (~15 min)
     python bench/bench_parking_lot.py --ccs cubic --live-runs 3
+    python bench/bench_parking_lot.py --live-runs 0       # the simulator's column alone (no root, ~1 min)
 
-Needs root and `make build`; takes the testbed lock like any live run
+Live runs need root and `make build`; takes the testbed lock like any live run
 (waits up to CCARENA_LIVE_WAIT seconds, default 300). A benchmark, not a
 test: live runs are not deterministic, and on a machine shared with other
 work the numbers move with its load.
@@ -49,11 +50,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ccs", default="bbr,cubic", help="algorithms, comma-separated (default bbr,cubic)")
     parser.add_argument("--seeds", type=int, default=10, help="simulator seeds 1..N (default 10)")
-    parser.add_argument("--live-runs", type=int, default=5, help="live runs, seeds 1..N (default 5)")
+    parser.add_argument("--live-runs", type=int, default=5,
+                        help="live runs, seeds 1..N (default 5; 0: the simulator's column alone)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a scenario value, e.g. duration=30s")
     args = parser.parse_args()
-    if os.geteuid() != 0:
+    if args.seeds < 1 or args.live_runs < 0:
+        print("bench-parking-lot: --seeds must be at least 1 and --live-runs at least 0", file=sys.stderr)
+        return 2
+    if args.live_runs and os.geteuid() != 0:
         print("bench-parking-lot: needs root (the live engine creates network namespaces)", file=sys.stderr)
         return 2
     os.environ.setdefault("CCARENA_LIVE_WAIT", "300")
@@ -78,15 +83,20 @@ def main() -> int:
             live.append(run_live(scenarios(seed)[1], log=lambda line: print(line, file=sys.stderr, flush=True)))
         lines += [f"{cc} (sim: {args.seeds} seeds, live: {args.live_runs} runs), goodput / max-min share, mean (min-max):",
                   f"  {'flow':<12} {'sim':>24} {'live':>24} {'Δ pp':>7}"]
-        for i, (s, v) in enumerate(zip(of_maxmin(sim), of_maxmin(live), strict=True)):
+        for i, s in enumerate(of_maxmin(sim)):
+            path = ">".join(sim[0].flows[i]["path"])
+            if not live:
+                lines.append(f"  {i} {path:<10} {spread(s):>24} {'-':>24} {'-':>7}")
+                continue
+            v = of_maxmin(live)[i]
             gap = 100 * (statistics.fmean(s) - statistics.fmean(v))
             verdicts.append(abs(gap) <= TOLERANCE_PP)
-            path = ">".join(sim[0].flows[i]["path"])
             lines.append(f"  {i} {path:<10} {spread(s):>24} {spread(v):>24} {gap:+7.1f}")
-        drops = [r.summary["live"]["losses"]["testbed_total"] for r in live]
-        lines.append(f"  host drops outside the links per live run: {drops}")
-    lines.append(f"{sum(verdicts)} of {len(verdicts)} flows within ±{TOLERANCE_PP:g} pp; "
-                 f"{time.monotonic() - started:.0f} s wall")
+        if live:
+            drops = [r.summary["live"]["losses"]["testbed_total"] for r in live]
+            lines.append(f"  host drops outside the links per live run: {drops}")
+    judged = f"{sum(verdicts)} of {len(verdicts)} flows within ±{TOLERANCE_PP:g} pp" if verdicts else "no live runs"
+    lines.append(f"{judged}; {time.monotonic() - started:.0f} s wall")
     print("\n".join(lines))
     return 0
 

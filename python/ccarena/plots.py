@@ -83,7 +83,7 @@ def goodput_figure(result: "Result") -> "Figure":
     top.legend(loc="upper right", fontsize="small", ncol=max(1, -(-len(top.lines) // _LEGEND_ROWS)))
     # Room between the axes and the title for the window's label.
     queues = "each link's queueing delay" if len(per_link) > 1 else "bottleneck queueing delay"
-    top.set_title(f"{result.scenario.name}: per-flow goodput and {queues}", pad=14)
+    top.set_title(f"{result.scenario.name}: per-flow goodput and {queues}", pad=14, y=1.0)
 
     if len(per_link) > 1:
         for name, rows in zip(names, per_link, strict=True):

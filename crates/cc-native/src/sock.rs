@@ -187,6 +187,13 @@ impl TcpSock {
         us.div_ceil(self.cca.tick_us as u64) * self.cca.tick_us as u64
     }
 
+    /// `nsecs_to_jiffies(ns)` and back, in µs: `ns` cut down to whole ticks
+    /// (Linux divides by the tick's length, truncating).
+    pub fn nsecs_to_jiffies_us(&self, ns: u64) -> u64 {
+        let tick_us = self.cca.tick_us as u64;
+        ns / (tick_us * 1000) * tick_us
+    }
+
     /// Sets the host's tick (`tick_us`, a whole number of ms) and where
     /// the µs clock's origin falls within one (`phase_us` < `tick_us`).
     pub fn set_tick(&mut self, tick_us: u32, phase_us: u32) {
@@ -288,6 +295,17 @@ mod tests {
             .collect();
         assert_eq!(steps.len(), 10, "40 ms at HZ=250: ten ticks");
         assert!(steps.iter().all(|ms| ms % 4 == 0));
+    }
+
+    #[test]
+    fn usecs_round_up_to_ticks_and_nsecs_down() {
+        let mut sk = TcpSock::default();
+        sk.set_tick(4000, 0);
+        assert_eq!(sk.jiffies_us(1), 4000, "usecs_to_jiffies rounds up");
+        assert_eq!(sk.jiffies_us(8000), 8000);
+        assert_eq!(sk.nsecs_to_jiffies_us(3_999_999), 0, "nsecs_to_jiffies truncates");
+        assert_eq!(sk.nsecs_to_jiffies_us(6_000_000), 4000);
+        assert_eq!(sk.nsecs_to_jiffies_us(8_000_000), 8000);
     }
 
     #[repr(C)]

@@ -34,7 +34,8 @@
 //!   (CONFIG_HZ: 250 on the live testbed, 1000 on Fedora). A congestion
 //!   control's ms stamps (BBR's ProbeRTT and min-RTT windows, CUBIC's
 //!   epoch) and TCP's timers are counted in them, so a wait ends on a
-//!   tick's edge, not at its exact length. Where in a tick the run starts
+//!   tick's edge, not at its exact length; TCP's transmit timer fires on
+//!   the timer wheel's ticks ([`Tick::timer_fires_us`]). Where in a tick the run starts
 //!   is drawn from the seed, once per run: one kernel serves every sender,
 //!   as on the live testbed.
 //!
@@ -64,23 +65,61 @@ pub struct Tick {
     pub tick_us: u32,
     /// How far into a tick the clock's origin falls, µs (< `tick_us`).
     pub phase_us: u32,
+    /// Whether jiffies timers fire on the timer wheel's ticks
+    /// ([`Tick::timer_fires_us`]); false on the ideal host, where a timer
+    /// fires exactly its duration after it is armed.
+    pub wheel: bool,
 }
 
 impl Default for Tick {
-    /// HZ=1000, ticks on whole ms: the ideal host's clock.
+    /// HZ=1000, ticks on whole ms, exact timers: the ideal host's clock.
     fn default() -> Self {
-        Tick { tick_us: 1000, phase_us: 0 }
+        Tick { tick_us: 1000, phase_us: 0, wheel: false }
     }
 }
 
+/// Linux's timer wheel (kernel/time/timer.c): each level has 64 buckets
+/// (LVL_BITS = 6), each level's buckets 8 times as long as the one's below
+/// (LVL_CLK_SHIFT = 3); a timer goes to the first level whose range,
+/// LVL_START(n + 1) = 63 << 3n ticks, holds its delay.
+const WHEEL_LEVEL_SHIFT: u32 = 3;
+const WHEEL_LEVEL_SPAN: u64 = 63;
+/// LVL_DEPTH at HZ <= 100 is 8, at higher HZ 9; a delay beyond the last
+/// level (days) does not occur in a run.
+const WHEEL_LEVELS: u32 = 9;
+
 impl Tick {
     /// The tick of a run seeded `run_seed` (None: an ideal host, HZ=1000
-    /// on whole ms). Its phase has a stream of its own.
+    /// on whole ms, exact timers). Its phase has a stream of its own.
     pub fn of_run(cfg: Option<&HostConfig>, run_seed: u64) -> Self {
         let Some(c) = cfg else { return Tick::default() };
         let tick_us = 1_000_000 / c.hz;
         let mut rng = SimRng::new(run_seed.wrapping_add(STREAM_STEP.wrapping_mul(TICK_STREAM)));
-        Tick { tick_us, phase_us: (rng.next_u64() % tick_us as u64) as u32 }
+        Tick { tick_us, phase_us: (rng.next_u64() % tick_us as u64) as u32, wheel: true }
+    }
+
+    /// When a jiffies timer armed at `now_us` (the simulator's µs clock)
+    /// for `ticks` jiffies fires, µs. On the wheel (`calc_wheel_index`,
+    /// `calc_index`): `expires = jiffies + ticks` goes to the bucket after
+    /// it at its level's granularity, so that the timer never fires early,
+    /// and the bucket runs on the tick that begins it. A timer of fewer
+    /// than 63 ticks fires at the start of tick `expires + 1`: between
+    /// `ticks` and `ticks + 1` ticks after it was armed (4-8 ms for a 1-tick
+    /// timer at HZ=250); longer ones are rounded up further, to 8, 64, ...
+    /// ticks. The ideal host: exactly `ticks` ticks later.
+    pub fn timer_fires_us(&self, now_us: u64, ticks: u64) -> u64 {
+        let tick_us = self.tick_us as u64;
+        if !self.wheel {
+            return now_us + ticks * tick_us;
+        }
+        let phase_us = self.phase_us as u64;
+        let expires = (now_us + phase_us) / tick_us + ticks;
+        let level = (0..WHEEL_LEVELS - 1)
+            .find(|&n| ticks < WHEEL_LEVEL_SPAN << (WHEEL_LEVEL_SHIFT * n))
+            .unwrap_or(WHEEL_LEVELS - 1);
+        let shift = WHEEL_LEVEL_SHIFT * level;
+        let bucket = ((expires >> shift) + 1) << shift;
+        bucket * tick_us - phase_us
     }
 }
 
@@ -260,7 +299,7 @@ mod tests {
 
     #[test]
     fn the_tick_is_the_hosts_and_its_phase_the_seeds() {
-        assert_eq!(Tick::of_run(None, 7), Tick { tick_us: 1000, phase_us: 0 });
+        assert_eq!(Tick::of_run(None, 7), Tick { tick_us: 1000, phase_us: 0, wheel: false });
         let c = cfg(); // hz = 250
         let phases: Vec<u32> = (1..=50).map(|seed| Tick::of_run(Some(&c), seed).phase_us).collect();
         assert!(phases.iter().all(|&p| p < 4000));
@@ -269,6 +308,32 @@ mod tests {
         assert_eq!(Tick::of_run(Some(&c), 9).tick_us, 4000);
         let ms = HostConfig { hz: 1000, ..c };
         assert_eq!(Tick::of_run(Some(&ms), 9).tick_us, 1000);
+    }
+
+    #[test]
+    fn timers_fire_on_the_wheels_ticks_never_early() {
+        let ideal = Tick::default();
+        assert_eq!(ideal.timer_fires_us(12_345, 10), 22_345, "the ideal host: exactly its duration");
+        // HZ=250, the clock's origin 1 ms into a tick: ticks begin at 3, 7, 11, ... ms.
+        let t = Tick { tick_us: 4000, phase_us: 1000, wheel: true };
+        // Armed 0.5 ms into the tick that began at 3 ms (jiffy 1): 10 ticks
+        // go to level 0, expire at jiffy 11 and fire as jiffy 12 begins,
+        // at 47 ms: 43.5 ms after arming.
+        assert_eq!(t.timer_fires_us(3_500, 10), 3_000 + 11 * 4000);
+        // Armed at the very end of that tick: the same bucket, just over 10 ticks.
+        assert_eq!(t.timer_fires_us(6_999, 10), 47_000);
+        // A timer of 0 ticks fires on the next tick.
+        assert_eq!(t.timer_fires_us(6_999, 0), 7_000);
+        for now in (0..20_000).step_by(37) {
+            for ticks in [0, 1, 10, 62, 63, 100, 503, 504, 4031] {
+                let at = t.timer_fires_us(now, ticks);
+                assert!(at > now + ticks * 4000, "never early: {now} {ticks} -> {at}");
+                assert_eq!((at + 1000) % 4000, 0, "on a tick's start");
+                let late_ticks = (at - now) / 4000 - ticks;
+                let granularity = if ticks < 63 { 1 } else if ticks < 504 { 8 } else { 64 };
+                assert!(late_ticks <= granularity, "{now} {ticks}: {late_ticks} ticks late");
+            }
+        }
     }
 
     #[test]

@@ -106,6 +106,8 @@ pub struct TcpSender {
     pub(super) pacer: Pacer,
     /// The pending transmit timer (`icsk_pending` + its deadline).
     pub(super) timer: Option<XmitTimer>,
+    /// The host's jiffies, on which the transmit timer fires.
+    pub(super) tick: Tick,
     /// Simulated time of the event being processed, ns.
     pub(super) now_ns: u64,
     pub(super) started: bool,
@@ -192,6 +194,7 @@ impl TcpSender {
             ts: TsEcho::default(),
             pacer: Pacer::default(),
             timer: None,
+            tick: cfg.tick,
             now_ns: 0,
             started: false,
             handshake_rtt_ns: None,

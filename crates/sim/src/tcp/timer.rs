@@ -12,9 +12,14 @@
 //!
 //! Durations are in jiffies in Linux; here µs rounded up to whole ticks of
 //! the sender's host (`TcpSock::jiffies_us`: 1 ms at HZ=1000, 4 ms at 250).
-//! A timer fires its duration after it is armed, not on a tick's edge.
 //! Timers armed through `tcp_reset_xmit_timer` also wait for the pacing
-//! clock (`tcp_pacing_delay`).
+//! clock (`tcp_pacing_delay`: its ns cut down to whole ticks, as
+//! `nsecs_to_jiffies` does, so a wait shorter than a tick adds nothing),
+//! and the sum is capped at the maximum (`inet_csk_reset_xmit_timer`).
+//! The timer then fires on the timer wheel's ticks, as `sk_reset_timer`'s
+//! do ([`crate::host::Tick::timer_fires_us`]: up to a tick later than its
+//! duration, more beyond 63 ticks); on the ideal host exactly its duration
+//! after it is armed.
 
 use super::rtt::{RTO_MAX_US, RTO_MIN_US, TIMEOUT_INIT_US};
 use super::scoreboard::flag as sf;
@@ -40,13 +45,18 @@ pub struct XmitTimer {
 
 impl TcpSender {
     /// `inet_csk_reset_xmit_timer` (`with_pacing` false) or
-    /// `tcp_reset_xmit_timer` (true): the timer fires `when_us` from now.
+    /// `tcp_reset_xmit_timer` (true): the timer fires `when_us` (plus the
+    /// pacing delay, with `with_pacing`), at most `max_us`, from now.
     pub(super) fn reset_xmit_timer(&mut self, kind: TimerKind, when_us: u64, max_us: u64, with_pacing: bool) {
-        let mut when_ns = when_us.min(max_us) * 1000;
-        if with_pacing {
-            when_ns += self.jiffies_us(self.pacer.delay_ns(self.now_ns).div_ceil(1000)) * 1000;
-        }
-        self.timer = Some(XmitTimer { kind, deadline_ns: self.now_ns + when_ns });
+        let pacing_us = if with_pacing { self.sk.nsecs_to_jiffies_us(self.pacer.delay_ns(self.now_ns)) } else { 0 };
+        let when_us = (when_us + pacing_us).min(max_us);
+        let deadline_ns = if self.tick.wheel {
+            let ticks = when_us.div_ceil(self.tick.tick_us as u64);
+            self.tick.timer_fires_us(self.now_ns / 1000, ticks) * 1000
+        } else {
+            self.now_ns + when_us * 1000
+        };
+        self.timer = Some(XmitTimer { kind, deadline_ns });
     }
 
     fn pending(&self) -> Option<TimerKind> {
