@@ -133,6 +133,11 @@ pub struct TestNet {
 impl TestNet {
     /// A flow running `cc` over a path of base RTT `rtt_ns`.
     pub fn new(cc: &str, rtt_ns: u64, rate_bps: Option<u64>) -> Self {
+        Self::with_tick(cc, rtt_ns, rate_bps, crate::host::Tick::default())
+    }
+
+    /// The same, on a sender host whose jiffies are `tick`.
+    pub fn with_tick(cc: &str, rtt_ns: u64, rate_bps: Option<u64>, tick: crate::host::Tick) -> Self {
         let ops = cc_native::lookup(cc).unwrap_or_else(|| panic!("cc {cc} not registered"));
         let cfg = SenderConfig {
             flow: 0,
@@ -144,7 +149,7 @@ impl TestNet {
             params: Vec::new(),
             ecn: crate::config::EcnMode::Off,
             app: None,
-            tick: crate::host::Tick::default(),
+            tick,
         };
         Self {
             sender: TcpSender::new(cfg, ops),

@@ -204,6 +204,32 @@ fn rto_fires_when_acks_stop_and_backs_off_exponentially() {
     assert!(t.cwnd > 10);
 }
 
+/// On a host with a tick (HZ=250) the RTO fires on the timer wheel: every
+/// timed-out retransmission of the head leaves as a tick begins, and the
+/// timeouts still double (when it fires is `Tick::timer_fires_us`, tested
+/// in host.rs).
+#[test]
+fn rtos_fire_as_a_tick_begins() {
+    let tick = crate::host::Tick { tick_us: 4000, phase_us: 1500, wheel: true };
+    let mut net = TestNet::with_tick("reno", 20 * MS, Some(10_000_000), tick);
+    net.ack_blackhole_from = Some(500 * MS);
+    net.start(0);
+    net.run_until(500 * MS);
+    let una = net.sender.snd_una();
+    net.run_until(8_000 * MS);
+    let head_tx: Vec<u64> =
+        net.sent.iter().filter(|s| s.pkt.seq == una && s.pkt.retrans).map(|s| s.t_ns).collect();
+    assert!(head_tx.len() >= 4, "{head_tx:?}");
+    // The loss probe's retransmission (if any) and every RTO after it.
+    for t in &head_tx[1..] {
+        assert_eq!((t / 1000 + 1500) % 4000, 0, "{t} ns is not a tick's start: {head_tx:?}");
+    }
+    for w in head_tx[1..].windows(2) {
+        let gap = w[1] - w[0];
+        assert!(gap >= 400 * MS, "{gap}");
+    }
+}
+
 /// PRR (RFC 6937): the window comes down to ssthresh gradually, one
 /// packet per ACK at most, sending ssthresh/prior_cwnd of what is
 /// delivered; at the end of Recovery cwnd = ssthresh.
