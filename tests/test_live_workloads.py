@@ -175,5 +175,9 @@ def test_an_application_limited_sender_writes_at_its_rate_live(clean_host, tmp_p
     assert 9.0 < flows[0]["goodput_mbps"] <= 10.3, flows
     series = pq.read_table(out / "timeseries.parquet").to_pandas()
     on_off = series[(series.flow == 1) & (series.t_s > 2)]
+    # Idle in 0.275-0.312 of the 0.1-s samples over three runs
+    # (2026-11-29), 0.25 once under the test suite's load: the sender
+    # drains what the application wrote into its socket ~0.2 s into each
+    # OFF half second, so about 0.3 s of it is idle.
     idle = (on_off["goodput_mbps"] < 1).mean()
-    assert 0.25 < idle < 0.75, on_off["goodput_mbps"].tolist()
+    assert 0.15 < idle < 0.75, on_off["goodput_mbps"].tolist()

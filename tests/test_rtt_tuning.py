@@ -23,6 +23,8 @@ flow well above its base algorithm, utilisation stays >= 90%.
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 import ccarena
@@ -50,15 +52,18 @@ def test_tuned_bbr3_lifts_the_short_flow(seed):
 
 def test_tuned_bbr2_lifts_the_short_flow():
     # The blog's own algorithm (cc/bbr2.c, v2alpha) and its tuning
-    # (cc/bbr2_tuned.c), seed 1: 10 vs 50 ms 4.8% untuned, 33.0% tuned;
-    # 50 vs 250 ms 33.8% tuned (36.0% untuned: there v2 needs no tuning).
-    base = pair("bbr2", "10ms", "50ms")
-    tuned = pair("bbr2-tuned", "10ms", "50ms")
+    # (cc/bbr2_tuned.c), 10 vs 50 ms, seeds 1-3 (2026-11-29): 12.1, 5.6,
+    # 6.0% untuned (seeds 4-5: 6.4, 4.4), 33.5, 35.2, 33.7% tuned; the
+    # median, since one seed in five leaves the untuned short flow twice
+    # the others'. 50 vs 250 ms, seed 1: 33.8% tuned (36.0% untuned:
+    # there v2 needs no tuning).
+    runs = [(pair("bbr2", "10ms", "50ms", seed), pair("bbr2-tuned", "10ms", "50ms", seed)) for seed in (1, 2, 3)]
+    base = statistics.median(b["flows"][0]["share"] for b, _ in runs)
+    tuned = statistics.median(t["flows"][0]["share"] for _, t in runs)
     far = pair("bbr2_tuned", "50ms", "250ms")
-    assert base["flows"][0]["share"] < 0.15
-    assert tuned["flows"][0]["share"] >= 0.3 and tuned["flows"][0]["share"] >= 3 * base["flows"][0]["share"]
+    assert base < 0.15 and tuned >= 0.3 and tuned >= 3 * base, [(b["flows"][0]["share"], t["flows"][0]["share"]) for b, t in runs]
     assert far["flows"][0]["share"] >= 0.25
-    assert tuned["utilization"] >= 0.90 and far["utilization"] >= 0.90
+    assert all(t["utilization"] >= 0.90 for _, t in runs) and far["utilization"] >= 0.90
 
 
 def test_untuned_bbr3_in_a_deep_buffer_still_favours_the_long_flow():
