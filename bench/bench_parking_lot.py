@@ -83,12 +83,13 @@ def main() -> int:
             live.append(run_live(scenarios(seed)[1], log=lambda line: print(line, file=sys.stderr, flush=True)))
         lines += [f"{cc} (sim: {args.seeds} seeds, live: {args.live_runs} runs), goodput / max-min share, mean (min-max):",
                   f"  {'flow':<12} {'sim':>24} {'live':>24} {'Δ pp':>7}"]
+        live_shares = of_maxmin(live) if live else None
         for i, s in enumerate(of_maxmin(sim)):
             path = ">".join(sim[0].flows[i]["path"])
-            if not live:
+            if live_shares is None:
                 lines.append(f"  {i} {path:<10} {spread(s):>24} {'-':>24} {'-':>7}")
                 continue
-            v = of_maxmin(live)[i]
+            v = live_shares[i]
             gap = 100 * (statistics.fmean(s) - statistics.fmean(v))
             verdicts.append(abs(gap) <= TOLERANCE_PP)
             lines.append(f"  {i} {path:<10} {spread(s):>24} {spread(v):>24} {gap:+7.1f}")

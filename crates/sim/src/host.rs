@@ -35,7 +35,7 @@
 //!   control's ms stamps (BBR's ProbeRTT and min-RTT windows, CUBIC's
 //!   epoch) and TCP's timers are counted in them, so a wait ends on a
 //!   tick's edge, not at its exact length; TCP's transmit timer fires on
-//!   the timer wheel's ticks ([`Tick::timer_fires_us`]). Where in a tick the run starts
+//!   the timer wheel's ticks ([`Tick::timer_fires_ns`]). Where in a tick the run starts
 //!   is drawn from the seed, once per run: one kernel serves every sender,
 //!   as on the live testbed.
 //!
@@ -66,7 +66,7 @@ pub struct Tick {
     /// How far into a tick the clock's origin falls, µs (< `tick_us`).
     pub phase_us: u32,
     /// Whether jiffies timers fire on the timer wheel's ticks
-    /// ([`Tick::timer_fires_us`]); false on the ideal host, where a timer
+    /// ([`Tick::timer_fires_ns`]); false on the ideal host, where a timer
     /// fires exactly its duration after it is armed.
     pub wheel: bool,
 }
@@ -98,28 +98,29 @@ impl Tick {
         Tick { tick_us, phase_us: (rng.next_u64() % tick_us as u64) as u32, wheel: true }
     }
 
-    /// When a jiffies timer armed at `now_us` (the simulator's µs clock)
-    /// for `ticks` jiffies fires, µs. On the wheel (`calc_wheel_index`,
-    /// `calc_index`): `expires = jiffies + ticks` goes to the bucket after
-    /// it at its level's granularity, so that the timer never fires early,
-    /// and the bucket runs on the tick that begins it. A timer of fewer
-    /// than 63 ticks fires at the start of tick `expires + 1`: between
-    /// `ticks` and `ticks + 1` ticks after it was armed (4-8 ms for a 1-tick
-    /// timer at HZ=250); longer ones are rounded up further, to 8, 64, ...
-    /// ticks. The ideal host: exactly `ticks` ticks later.
-    pub fn timer_fires_us(&self, now_us: u64, ticks: u64) -> u64 {
-        let tick_us = self.tick_us as u64;
+    /// When a jiffies timer armed at `now_ns` (the simulator's clock) for
+    /// `when_us` (a whole number of ticks, or rounded up to one) fires, ns.
+    /// On the wheel (`calc_wheel_index`, `calc_index`): `expires = jiffies
+    /// + ticks` goes to the bucket after it at its level's granularity, so
+    /// that the timer never fires early, and the bucket runs on the tick
+    /// that begins it. A timer of fewer than 63 ticks fires at the start of
+    /// tick `expires + 1`: between `ticks` and `ticks + 1` ticks after it
+    /// was armed (4-8 ms for a 1-tick timer at HZ=250); longer ones are
+    /// rounded up further, to 8, 64, ... ticks. The ideal host: exactly
+    /// `when_us` later.
+    pub fn timer_fires_ns(&self, now_ns: u64, when_us: u64) -> u64 {
         if !self.wheel {
-            return now_us + ticks * tick_us;
+            return now_ns + when_us * 1000;
         }
-        let phase_us = self.phase_us as u64;
-        let expires = (now_us + phase_us) / tick_us + ticks;
+        let (tick_us, phase_us) = (self.tick_us as u64, self.phase_us as u64);
+        let ticks = when_us.div_ceil(tick_us);
+        let expires = (now_ns / 1000 + phase_us) / tick_us + ticks;
         let level = (0..WHEEL_LEVELS - 1)
             .find(|&n| ticks < WHEEL_LEVEL_SPAN << (WHEEL_LEVEL_SHIFT * n))
             .unwrap_or(WHEEL_LEVELS - 1);
         let shift = WHEEL_LEVEL_SHIFT * level;
         let bucket = ((expires >> shift) + 1) << shift;
-        bucket * tick_us - phase_us
+        (bucket * tick_us - phase_us) * 1000
     }
 }
 
@@ -313,20 +314,20 @@ mod tests {
     #[test]
     fn timers_fire_on_the_wheels_ticks_never_early() {
         let ideal = Tick::default();
-        assert_eq!(ideal.timer_fires_us(12_345, 10), 22_345, "the ideal host: exactly its duration");
+        assert_eq!(ideal.timer_fires_ns(12_345_678, 10_000), 22_345_678, "the ideal host: exactly its duration");
         // HZ=250, the clock's origin 1 ms into a tick: ticks begin at 3, 7, 11, ... ms.
         let t = Tick { tick_us: 4000, phase_us: 1000, wheel: true };
         // Armed 0.5 ms into the tick that began at 3 ms (jiffy 1): 10 ticks
         // go to level 0, expire at jiffy 11 and fire as jiffy 12 begins,
         // at 47 ms: 43.5 ms after arming.
-        assert_eq!(t.timer_fires_us(3_500, 10), 3_000 + 11 * 4000);
+        assert_eq!(t.timer_fires_ns(3_500_000, 40_000), (3_000 + 11 * 4000) * 1000);
         // Armed at the very end of that tick: the same bucket, just over 10 ticks.
-        assert_eq!(t.timer_fires_us(6_999, 10), 47_000);
+        assert_eq!(t.timer_fires_ns(6_999_000, 40_000), 47_000_000);
         // A timer of 0 ticks fires on the next tick.
-        assert_eq!(t.timer_fires_us(6_999, 0), 7_000);
+        assert_eq!(t.timer_fires_ns(6_999_000, 0), 7_000_000);
         for now in (0..20_000).step_by(37) {
             for ticks in [0, 1, 10, 62, 63, 100, 503, 504, 4031] {
-                let at = t.timer_fires_us(now, ticks);
+                let at = t.timer_fires_ns(now * 1000, ticks * 4000) / 1000;
                 assert!(at > now + ticks * 4000, "never early: {now} {ticks} -> {at}");
                 assert_eq!((at + 1000) % 4000, 0, "on a tick's start");
                 let late_ticks = (at - now) / 4000 - ticks;

@@ -206,7 +206,7 @@ fn rto_fires_when_acks_stop_and_backs_off_exponentially() {
 
 /// On a host with a tick (HZ=250) the RTO fires on the timer wheel: every
 /// timed-out retransmission of the head leaves as a tick begins, and the
-/// timeouts still double (when it fires is `Tick::timer_fires_us`, tested
+/// timeouts still double (when it fires is `Tick::timer_fires_ns`, tested
 /// in host.rs).
 #[test]
 fn rtos_fire_as_a_tick_begins() {

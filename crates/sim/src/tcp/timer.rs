@@ -17,7 +17,7 @@
 //! `nsecs_to_jiffies` does, so a wait shorter than a tick adds nothing),
 //! and the sum is capped at the maximum (`inet_csk_reset_xmit_timer`).
 //! The timer then fires on the timer wheel's ticks, as `sk_reset_timer`'s
-//! do ([`crate::host::Tick::timer_fires_us`]: up to a tick later than its
+//! do ([`crate::host::Tick::timer_fires_ns`]: up to a tick later than its
 //! duration, more beyond 63 ticks); on the ideal host exactly its duration
 //! after it is armed.
 
@@ -49,13 +49,7 @@ impl TcpSender {
     /// pacing delay, with `with_pacing`), at most `max_us`, from now.
     pub(super) fn reset_xmit_timer(&mut self, kind: TimerKind, when_us: u64, max_us: u64, with_pacing: bool) {
         let pacing_us = if with_pacing { self.sk.nsecs_to_jiffies_us(self.pacer.delay_ns(self.now_ns)) } else { 0 };
-        let when_us = (when_us + pacing_us).min(max_us);
-        let deadline_ns = if self.tick.wheel {
-            let ticks = when_us.div_ceil(self.tick.tick_us as u64);
-            self.tick.timer_fires_us(self.now_ns / 1000, ticks) * 1000
-        } else {
-            self.now_ns + when_us * 1000
-        };
+        let deadline_ns = self.tick.timer_fires_ns(self.now_ns, (when_us + pacing_us).min(max_us));
         self.timer = Some(XmitTimer { kind, deadline_ns });
     }
 
