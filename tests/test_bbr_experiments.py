@@ -204,7 +204,14 @@ def test_fig10_cubic_fills_every_buffer_and_bbr_stays_far_below_it():
     # The difference the report explains: eight 4-packet minimum cwnds keep >= 3 s queued at 128 kbit/s.
     empty = 40 + paper.serialisation_ms(0.128)
     assert n["bbr.median_rtt_ms.1000KB"] > 2 * empty
-    assert n["bbr.median_rtt_ms.1000KB"] < n["cubic.median_rtt_ms.1000KB"] / 5  # 4.7 s vs 62 s
+    # 20.2 s vs 61.7 s (4.7 s before the handshake was modelled): at 1 MB
+    # the eight flows' initial windows queue for 7.6 s behind a 40-ms
+    # handshake, the first RTOs of all but one are spurious, and the queue then swings
+    # enough (8-35 s) that RTOs keep resetting BBR's full-bandwidth
+    # detection: after each ProbeRTT a flow that never found it is back in
+    # STARTUP (0-42% of the second half per flow, seed 1; none at 100 KB).
+    assert n["bbr.median_rtt_ms.1000KB"] < n["cubic.median_rtt_ms.1000KB"] / 2
+    assert n["bbr.startup_fraction.1000KB"] > 0.05  # measured 16% (0-42% per flow, seed 1)
 
 
 @pytest.mark.behaviour

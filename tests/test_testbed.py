@@ -14,6 +14,16 @@ def test_cpumask_is_sysfs_format_in_32_bit_words():
     assert testbed.cpumask([64]) == "00000001,00000000,00000000"
 
 
+def test_the_receivers_socket_buffer_is_the_simulators():
+    # The simulated receiver's window growth (crates/sim/src/rcvbuf.rs)
+    # starts from tcp_rmem[1] and stops at tcp_rmem[2] as the testbed's
+    # receiver sets them.
+    from ccarena import _core
+
+    _, default, ceiling = map(int, testbed._TCP_MEM.split())
+    assert _core.receiver_buffer() == (default, ceiling)
+
+
 
 def test_separate_senders_have_a_namespace_each_and_shared_ones_one():
     shared = testbed.Names.for_prefix("ccalive-1-")

@@ -132,13 +132,18 @@ def test_reverse_traffic_raises_bbrs_extra_acked():
     """ACK compression from reverse traffic, in BBR's own telemetry: its
     ACK-aggregation filter (extra_acked, packets, from the algorithm's
     CCA_TRACE_EXTRA_ACKED) and the gaps between its ACKs. Seed 1, 10 s,
-    after 3 s: extra_acked at most 18 alone and up to 40 with the CUBIC
-    flow the other way (mean 7.4 -> 13.7; seeds 2-5: at most 12-19 alone,
-    30-38 loaded); the 10th percentile of the ACK gaps 1113 -> 161 µs
-    (mean over intervals) while the median stays at the receiver's pace of
-    one ACK per two packets (1211 -> 1242 µs; a packet is 606 µs at
-    20 Mbit/s). CUBIC reports no extra_acked: null. tests/test_live_ack_compression.py
-    asks the same of the live engine."""
+    after 3 s: extra_acked at most 4 alone and up to 45 with the CUBIC
+    flow the other way (mean 3.1 -> 15.2; seeds 2-3: at most 6-13 alone,
+    37-43 loaded). The 10th percentile of the ACK gaps: 1172 µs in every
+    interval alone (one ACK per two packets; a packet is 606 µs at 20
+    Mbit/s); loaded, ACKs back to back (under half a packet's time) in
+    49% of the intervals (seeds 2-3: 61%, 46%), while the median gap stays
+    at the receiver's pace (1211 -> 1220 µs). (In most other loaded
+    intervals the 10th percentile is one packet's time: for a while after
+    each growth of its buffer, which a loss recovery's burst of reads sets
+    off, the receiver ACKs each segment: crate::rcvbuf.) CUBIC reports no
+    extra_acked: null. tests/test_live_ack_compression.py asks the same of
+    the live engine."""
     def forward(reverse_flow: bool) -> dict[str, np.ndarray]:
         t = run(two_way(reverse_flow, duration="10s")).timeseries.to_pydict()
         rows = [i for i, (f, ts) in enumerate(zip(t["flow"], t["t_s"], strict=True)) if f == 0 and ts > 3]
@@ -149,7 +154,9 @@ def test_reverse_traffic_raises_bbrs_extra_acked():
     assert not np.isnan(alone["extra_acked"]).any() and not np.isnan(loaded["extra_acked"]).any()
     assert loaded["extra_acked"].max() >= 1.5 * alone["extra_acked"].max()
     assert loaded["extra_acked"].mean() > alone["extra_acked"].mean()
-    assert np.nanmean(loaded["ack_gap_p10_us"]) < 0.5 * np.nanmean(alone["ack_gap_p10_us"])
+    packet_us = 1514 * 8 / 20
+    assert (alone["ack_gap_p10_us"] >= packet_us).all()
+    assert np.mean(loaded["ack_gap_p10_us"] < packet_us / 2) > 1 / 3
     assert np.nanmean(loaded["ack_gap_p50_us"]) == pytest.approx(np.nanmean(alone["ack_gap_p50_us"]), rel=0.1)
     cubic = run(two_way(True, duration="2s")).timeseries.to_pydict()
     assert {x for f, x in zip(cubic["flow"], cubic["extra_acked"], strict=True) if f == 1} == {None}

@@ -245,9 +245,9 @@ def test_interpolated_times_alone_of_web_search_sizes_are_close(cc, rtt, monkeyp
     pick = np.sort(rng.choice(needed, 150, replace=False))
     error = np.abs(alone_times(pick, runs, times) / np.asarray(engine(pick.tolist())) - 1)
     assert len(runs) < 250
-    # Measured (workload_results' comment): mean 0.05% or less, 0.8% for
-    # BBR at 10 ms (4 of 150 sizes over 2%, one spike of 110%).
-    assert error.mean() < 0.01 and (error > 0.02).mean() < 0.04, (error.mean(), error.max())
+    # Measured (workload_results' comment): mean 0.09% or less, 0.36% for
+    # BBR at 10 ms (8 of 150 sizes over 2%, the largest 18%).
+    assert error.mean() < 0.01 and (error > 0.02).mean() < 0.08, (error.mean(), error.max())
 
 
 # --------------------------------------------------------------------------

@@ -177,6 +177,15 @@ fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// The simulated receiver's socket buffer, bytes: (a new socket's, the
+/// autotuning's ceiling), `tcp_rmem[1]` and `[2]` of the live testbed's
+/// receiver (crates/sim/src/rcvbuf.rs; tests/test_testbed.py checks the
+/// testbed sets the same).
+#[pyfunction]
+fn receiver_buffer() -> (u64, u64) {
+    (sim::rcvbuf::TCP_RMEM_DEFAULT, sim::rcvbuf::TCP_RMEM_MAX)
+}
+
 /// Test-only: panics inside the engine path exactly as an engine bug
 /// would, so that the front end's handling of `EngineCrash` can be tested.
 #[pyfunction]
@@ -327,6 +336,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload_arrivals, m)?)?;
     m.add_function(wrap_pyfunction!(app_on_periods, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
+    m.add_function(wrap_pyfunction!(receiver_buffer, m)?)?;
     m.add_function(wrap_pyfunction!(capacity_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(base_rtt_ns, m)?)?;
     m.add_function(wrap_pyfunction!(_crash_for_test, m)?)?;

@@ -61,7 +61,11 @@ pub const STOP_POLL_EVENTS: u64 = 1 << 14;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
+    /// A flow's SYN leaves: its handshake begins.
     FlowStart(u32),
+    /// A flow's SYN-ACK reached its sender: data may go (valid only for
+    /// the slot's flow of that epoch).
+    FlowOpen { flow: u32, epoch: u32 },
     /// The sender asked to be polled; valid only with the current generation.
     SenderWake { flow: u32, gen: u32 },
     /// A link finished serialising its packet; valid only with the link's
@@ -231,7 +235,7 @@ impl Simulation {
             }
         }
         let f = &self.flows[0];
-        Some(f.completed_ns.map(|t| t - f.start_ns))
+        Some(f.fct_ns())
     }
 
     /// Processes every event up to the end of the run and closes the
@@ -351,6 +355,11 @@ impl Simulation {
         let now = self.now_ns;
         match ev {
             Event::FlowStart(f) => self.start_flow(f),
+            Event::FlowOpen { flow, epoch } => {
+                if self.flows.get_mut(flow).is_some_and(|fl| fl.epoch == epoch) {
+                    self.open_flow(flow);
+                }
+            }
             Event::Egress(f) => {
                 while let Some(pkt) = self.flows[f as usize].egress.pop_due(now) {
                     self.offer(pkt);
@@ -431,11 +440,14 @@ impl Simulation {
         self.window_closed = true;
     }
 
-    /// Flow `f` starts now: the SYN exchange gave Linux a first RTT
-    /// sample, the base RTT plus the queues the SYN and its SYN-ACK waited
-    /// behind; then it sends.
+    /// Flow `f` starts now: its SYN leaves, and the SYN-ACK reaches it a
+    /// round trip later, the base RTT plus the queues the two wait behind
+    /// (taken as the queues are now: the SYN is never lost, and the host
+    /// model's turnaround is not added). Linux's client sends its first
+    /// data then, so a flow's data starts one round trip after its
+    /// `start` (a completion time counts from then: [`Flow::fct_ns`]).
     fn start_flow(&mut self, f: u32) {
-        let fl = &self.flows[f as usize];
+        let fl = &mut self.flows[f as usize];
         let queue_ns: u64 = fl
             .data_links
             .iter()
@@ -446,9 +458,19 @@ impl Simulation {
             })
             .sum();
         let rtt_ns = fl.base_rtt_ns + queue_ns;
-        let fl = &mut self.flows[f as usize];
         fl.sender.set_handshake_rtt(rtt_ns);
         fl.receiver.set_handshake_rtt(rtt_ns);
+        let epoch = fl.epoch;
+        self.events.schedule(self.now_ns + rtt_ns, Event::FlowOpen { flow: f, epoch });
+    }
+
+    /// Flow `f`'s handshake is done: the receiver's buffer starts (it
+    /// is established when the client's ACK arrives, just before the
+    /// first data) and the sender sends.
+    fn open_flow(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        fl.opened_ns = self.now_ns;
+        fl.receiver.establish(self.now_ns);
         fl.sender.start(self.now_ns);
         self.poll_sender(f);
     }
@@ -504,7 +526,7 @@ impl Simulation {
     /// The record of a workload's flow (gone, or in progress at the end).
     fn record(&mut self, fl: &Flow) {
         let a = fl.arrival.expect("a workload's flow");
-        let fct = fl.completed_ns.map(|t| t - fl.start_ns);
+        let fct = fl.fct_ns();
         self.records.push(a.workload, fl.start_ns, a.size_bytes, fct, fl.sender.telemetry().retransmits_total);
         self.record_ids.push(a.id);
         self.workloads[a.workload as usize].release();
@@ -684,7 +706,7 @@ impl Simulation {
                     ce_marked: over(&data, &|l| l.queue.flow_marks(i)),
                     ce_received: f.receiver.ce_packets() as u64,
                     delivered_ce: f.sender.delivered_ce() as u64,
-                    fct_ns: f.completed_ns.map(|t| t - f.start_ns),
+                    fct_ns: f.fct_ns(),
                     acks_dropped: over(&reverse, &|l| l.queue.flow_drops((keys + key) as usize)),
                 }
             })
@@ -766,6 +788,25 @@ mod tests {
             path: vec![],
             reverse_path: vec![],
             app: None,
+        }
+    }
+
+    /// `flows` on a 100 Mbit/s dumbbell with a `buffer_bytes` droptail
+    /// queue and ideal hosts, seed 1, measured over the whole run.
+    fn measured_whole(duration_ns: u64, interval_ns: u64, buffer_bytes: u64, flows: Vec<FlowConfig>) -> SimConfig {
+        SimConfig {
+            duration_ns,
+            seed: 1,
+            measure_from_ns: 0,
+            measure_to_ns: duration_ns,
+            interval_ns,
+            mss: 1448,
+            wire_overhead: 66,
+            bottleneck: BottleneckConfig::droptail(100_000_000, buffer_bytes),
+            flows,
+            links: vec![],
+            workloads: vec![],
+            host: None,
         }
     }
 
@@ -872,27 +913,39 @@ mod tests {
     }
 
     #[test]
+    fn data_starts_a_handshakes_round_trip_after_the_start() {
+        // A 10 ms flow sends nothing before its SYN-ACK is back; a 50 ms
+        // flow started at 100 ms beside it, nothing before its base RTT
+        // plus the queue its SYN and SYN-ACK meet (the 10 ms flow's), then
+        // its initial window.
+        let mut late = flow("cubic", 50);
+        late.start_ns = 100 * MS;
+        let sent = |end_ms: u64, flows: Vec<FlowConfig>| {
+            let cfg = measured_whole(end_ms * MS, MS, 2_000_000, flows);
+            crate::validate(&cfg).unwrap();
+            let mut sim = Simulation::new(cfg);
+            assert!(sim.advance(&mut |_| false));
+            sim.finish().flows.iter().map(|f| f.sent_segments).collect::<Vec<_>>()
+        };
+        assert_eq!(sent(9, vec![flow("cubic", 10)]), [0]);
+        assert!(sent(11, vec![flow("cubic", 10)])[0] >= 10);
+        let both = || vec![flow("cubic", 10), late.clone()];
+        assert_eq!(sent(150, both())[1], 0);
+        let queued = sent(250, both());
+        assert_eq!(sent(151, both())[1], 0, "the queue's wait comes on top of the base RTT");
+        assert!(queued[1] >= 10, "{queued:?}");
+    }
+
+    #[test]
     fn a_sized_flow_sends_its_bytes_once_and_reports_when_they_all_arrived() {
         // 1 MB = 691 segments (the last rounded up), alone on an empty
         // 100 Mbit/s, 10 ms path with a deep buffer: slow start from 10
         // segments needs 6 round trips to send them, plus the last one's
-        // trip; a bulk flow beside it never completes.
+        // trip (from the handshake's end); a bulk flow beside it never
+        // completes.
         let mut sized = flow("cubic", 10);
         sized.size_bytes = Some(1_000_000);
-        let cfg = SimConfig {
-            duration_ns: 2 * S,
-            seed: 1,
-            measure_from_ns: 0,
-            measure_to_ns: 2 * S,
-            interval_ns: 100 * MS,
-            mss: 1448,
-            wire_overhead: 66,
-            bottleneck: BottleneckConfig::droptail(100_000_000, 4_000_000),
-            flows: vec![sized],
-            links: vec![],
-            workloads: vec![],
-            host: None,
-        };
+        let cfg = measured_whole(2 * S, 100 * MS, 4_000_000, vec![sized]);
         crate::validate(&cfg).unwrap();
         let mut sim = Simulation::new(cfg.clone());
         assert!(sim.advance(&mut |_| false));

@@ -83,6 +83,10 @@ pub struct Flow {
     pub(crate) base_rtt_ns: u64,
     /// When it was to start (its configured start, or its arrival), ns.
     pub(crate) start_ns: u64,
+    /// When its handshake was done and data could go, ns (its start until
+    /// then). A completion time counts from here, as the live engine's
+    /// does from the connection's establishment.
+    pub(crate) opened_ns: u64,
     /// Its data segments and ACKs anywhere in the network: pipes, links'
     /// queues and wires (a workload flow's slot is given back at 0).
     pub(crate) in_network: u32,
@@ -153,6 +157,7 @@ impl Flow {
             reverse_path: fc.reverse_path.clone(),
             base_rtt_ns: cfg.base_rtt_ns(fc),
             start_ns: fc.start_ns,
+            opened_ns: fc.start_ns,
             in_network: 0,
             arrival: None,
         }
@@ -163,6 +168,13 @@ impl Flow {
         if self.completed_ns.is_none() && self.complete_at_bytes.is_some_and(|b| self.receiver.delivered_bytes() >= b) {
             self.completed_ns = Some(now_ns);
         }
+    }
+
+    /// Its completion time: from the handshake's end (the connection's
+    /// establishment, where the live engine starts its clock) to the
+    /// receiver's last byte; None if it did not complete.
+    pub fn fct_ns(&self) -> Option<u64> {
+        self.completed_ns.map(|t| t - self.opened_ns)
     }
 
     /// Whether the flow is over and nothing of it is left anywhere: its

@@ -35,6 +35,7 @@ pub mod packet;
 pub mod pipe;
 pub mod qdisc;
 pub mod quantiles;
+pub mod rcvbuf;
 pub mod receiver;
 pub mod result;
 pub mod rng;

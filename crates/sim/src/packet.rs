@@ -34,6 +34,10 @@ pub struct DataPacket {
     /// The timestamp option's TSval (RFC 7323): the sender's ms clock at
     /// the skb's departure (see crate::tcp::timestamp).
     pub tsval: u32,
+    /// The timestamp option's TSecr: the TSval of the latest ACK the
+    /// sender had processed (its `ts_recent`; at first the SYN-ACK's); the
+    /// receiver's RTT estimate is taken from it (crate::rcvbuf).
+    pub tsecr: u32,
 }
 
 /// The two ECN bits of the IP header (RFC 3168 5). ECT(1) is not used:
@@ -82,4 +86,7 @@ pub struct AckPacket {
     /// The timestamp option's TSecr: the receiver's `ts_recent`, the TSval
     /// it echoes (RFC 7323 3.4; 0 before the first data segment).
     pub tsecr: u32,
+    /// The timestamp option's TSval: the receiver's ms clock when the ACK
+    /// left (crate::receiver).
+    pub tsval: u32,
 }

@@ -2,7 +2,8 @@
 //! policy (tcp_input.c `__tcp_ack_snd_check`):
 //! - ACK at once while in quick-ACK mode (the first 16 segments: Linux's
 //!   TCP_MAX_QUICKACKS at connection start, and the 16 after a duplicate
-//!   of delivered data), when more than one full segment is
+//!   of delivered data; a segment that grows the window adds one: see
+//!   below), when more than one full segment is
 //!   unacknowledged (i.e. every second segment), when an in-order segment
 //!   carries PSH (the last of a multi-segment skb: ICSK_ACK_PUSHED, the
 //!   application reading at once), while out-of-order data is held, and
@@ -49,6 +50,12 @@
 //! is reported in a DSACK block, the first of the next ACK's blocks
 //! (`tcp_dsack_set`, `tcp_options_write`), sent once.
 //!
+//! Window growth ([`crate::rcvbuf`]): a segment that raises
+//! `rcv_ssthresh` is ACKed at once (`tcp_grow_window`: `icsk_ack.quick
+//! |= 1`), which through a slow start is most segments; every ACK carries
+//! the receiver's ms clock as its TSval, which the sender echoes on data
+//! and the receiver's RTT estimate (for the autotuning) is taken from.
+//!
 //! Deviations: no receive-window limit (the sender is never window-limited:
 //! Linux autotuning grows rcvbuf beyond the BDPs we simulate), no GRO.
 
@@ -56,6 +63,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::config::EcnMode;
 use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK_BLOCKS};
+use crate::rcvbuf::RcvBuf;
+use crate::tcp::sender::CLOCK_BASE_US;
+use crate::tcp::timestamp::tsval_of;
 
 /// Linux TCP_MAX_QUICKACKS: segments ACKed one by one at connection start.
 const QUICKACKS_AT_START: u32 = 16;
@@ -138,6 +148,11 @@ pub struct Receiver {
     rcv_wup: u32,
     /// `rx_opt.dsack` + `duplicate_sack[0]`: the DSACK block to send.
     dsack: Option<(u32, u32)>,
+    /// The window's growth and the buffer's autotuning.
+    rcvbuf: RcvBuf,
+    /// The receiver's timestamp clock at the event being processed (the
+    /// TSval of the ACKs it sends), ms.
+    now_ts: u32,
 }
 
 /// What the receiver wants done after a segment arrives.
@@ -179,7 +194,30 @@ impl Receiver {
             ts_recent: 0,
             rcv_wup: 0,
             dsack: None,
+            rcvbuf: RcvBuf::new(mss, 0),
+            now_ts: 0,
         }
+    }
+
+    /// The connection is established at `now_ns`: the window and the
+    /// buffer start from Linux's initial values (`tcp_init_buffer_space`).
+    pub fn establish(&mut self, now_ns: u64) {
+        self.rcvbuf = RcvBuf::new(self.mss, now_ns / 1000);
+    }
+
+    /// A receiver whose start-up is over: no quick ACKs left and a
+    /// window that no longer grows (unit tests of the steady ACK policy).
+    #[cfg(test)]
+    pub fn settle(&mut self) {
+        self.quickacks_left = 0;
+        self.rcvbuf = RcvBuf::settled(self.mss);
+    }
+
+    /// The receiver's timestamp clock (`tcp_time_stamp_ts`) at `now_ns`,
+    /// ms: the sender's formula (crate::tcp::timestamp), with its own
+    /// origin an equal boot time before the run.
+    fn ts_clock(now_ns: u64) -> u32 {
+        tsval_of(now_ns / 1000 + CLOCK_BASE_US)
     }
 
     /// The connection's handshake measured `rtt_ns` (sets the SACK
@@ -204,6 +242,7 @@ impl Receiver {
     /// A data segment arrives at `now_ns`.
     pub fn on_data(&mut self, now_ns: u64, pkt: &DataPacket) -> RxAction {
         self.arrived_segments += 1;
+        self.now_ts = Self::ts_clock(now_ns);
         let ack_now = self.ecn_on_data(pkt);
         let seq = pkt.seq;
         self.replace_ts_recent(seq, pkt.tsval);
@@ -227,9 +266,20 @@ impl Receiver {
             self.touch(idx);
             return self.sack_check(now_ns, Some(idx));
         }
+        // New data: the RTT sample and the window's growth
+        // (`tcp_rcv_rtt_measure_ts`, then `tcp_grow_window` from
+        // `tcp_event_data_recv` or `tcp_data_queue_ofo`).
+        if self.rcvbuf.on_segment(self.now_ts, pkt.tsecr, self.mss) {
+            self.quickacks_left |= 1;
+        }
         if seq == self.rcv_nxt {
             let had_ooo = !self.ooo.is_empty();
             self.advance(seq + 1);
+            // The application reads it (`tcp_recvmsg` ->
+            // `tcp_rcv_space_adjust`), after the softirq's ACK decision
+            // below; the order does not matter to either.
+            let ooo_bytes = self.ooo.back().map_or(0, |r| (r.end - self.rcv_nxt) as u64 * self.mss as u64);
+            self.rcvbuf.on_read(now_ns / 1000, self.delivered_bytes, ooo_bytes);
             if had_ooo {
                 // Filled (part of) a hole: ACK at once (RFC 5681 4.2).
                 return RxAction::Ack(self.make_ack(false, None));
@@ -341,6 +391,7 @@ impl Receiver {
     /// (the latest SACK blocks, most recently changed first); None if an
     /// ACK sent since made it moot.
     pub fn on_timer(&mut self, deadline_ns: u64) -> Option<AckPacket> {
+        self.now_ts = Self::ts_clock(deadline_ns);
         if self.delack_deadline == Some(deadline_ns) {
             return Some(self.make_ack(true, None));
         }
@@ -461,6 +512,7 @@ impl Receiver {
             ece: self.demand_cwr,
             ce_packets: if self.ecn == EcnMode::Accecn { self.ce_packets } else { 0 },
             tsecr: self.ts_recent,
+            tsval: self.now_ts,
         }
     }
 }
@@ -482,23 +534,46 @@ mod tests {
 
     #[test]
     fn quickacks_then_every_second_segment_then_delack() {
+        // Sixteen quick ACKs at the start (TCP_MAX_QUICKACKS); the first
+        // six segments also grow the window (room for six below the
+        // initial clamp), and each growth's `quick |= 1` gives back the
+        // quick ACK it used: 6 + 16 segments ACKed one by one.
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        for s in 0..16 {
+        for s in 0..22 {
             assert_eq!(ack(r.on_data(0, &seg(s))).cum_ack, s + 1);
         }
-        assert_eq!(r.on_data(10, &seg(16)), RxAction::ArmTimer(10 + DELACK_NS));
-        assert_eq!(ack(r.on_data(20, &seg(17))).cum_ack, 18);
-        assert_eq!(r.on_data(30, &seg(18)), RxAction::ArmTimer(30 + DELACK_NS));
+        assert_eq!(r.on_data(10, &seg(22)), RxAction::ArmTimer(10 + DELACK_NS));
+        assert_eq!(ack(r.on_data(20, &seg(23))).cum_ack, 24);
+        assert_eq!(r.on_data(30, &seg(24)), RxAction::ArmTimer(30 + DELACK_NS));
         let late = r.on_timer(30 + DELACK_NS).expect("delayed ack");
         assert!(late.delayed);
-        assert_eq!(late.cum_ack, 19);
-        assert_eq!(r.delivered_bytes(), 19 * 1448);
+        assert_eq!(late.cum_ack, 25);
+        assert_eq!(r.delivered_bytes(), 25 * 1448);
+    }
+
+    #[test]
+    fn a_segment_that_grows_the_window_is_acked_at_once_and_acks_carry_the_clock() {
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.settle();
+        assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmTimer(_)));
+        // The buffer grows (DRS after a measured RTT of 50 ms): the next
+        // segment grows the window and goes out alone.
+        let mut r = Receiver::new(0, 1448, EcnMode::Off);
+        r.settle();
+        let mut grown = RcvBuf::new(1448, 0);
+        grown.on_segment(1_050, 1_000, 1448);
+        grown.on_read(60_000, 100 * 1448, 0);
+        r.rcvbuf = grown;
+        let a = ack(r.on_data(70_000_000, &seg(0)));
+        assert_eq!(a.cum_ack, 1);
+        // TSval: the receiver's ms clock (boot time + 70 ms).
+        assert_eq!(a.tsval, (CLOCK_BASE_US / 1000 + 70) as u32);
     }
 
     #[test]
     fn cancelled_delack_timer_is_ignored() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        r.quickacks_left = 0;
+        r.settle();
         let RxAction::ArmTimer(t) = r.on_data(0, &seg(0)) else { panic!() };
         ack(r.on_data(1, &seg(1)));
         assert_eq!(r.on_timer(t), None);
@@ -584,7 +659,7 @@ mod tests {
     #[test]
     fn holes_produce_sack_blocks_most_recent_first() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        r.quickacks_left = 0;
+        r.settle();
         r.comp_sack_nr = 0;
         assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmTimer(_)));
         let a = ack(r.on_data(0, &seg(2)));
@@ -612,7 +687,7 @@ mod tests {
         // after it covers that segment and the next, and the skb's PSH
         // segment is ACKed alone: the ACKs fall back in step with the skbs.
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        r.quickacks_left = 0;
+        r.settle();
         assert!(matches!(r.on_data(0, &seg(0)), RxAction::ArmTimer(_)));
         assert_eq!(ack(r.on_data(1, &psh(1))).cum_ack, 2);
         assert!(matches!(r.on_data(2, &seg(2)), RxAction::ArmTimer(_))); // a 1-segment skb
@@ -625,7 +700,7 @@ mod tests {
     #[test]
     fn a_duplicate_of_delivered_data_starts_sixteen_quick_acks() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        r.quickacks_left = 0;
+        r.settle();
         for s in 0..4 {
             r.on_data(0, &seg(s));
         }
@@ -636,7 +711,7 @@ mod tests {
         assert!(matches!(r.on_data(0, &seg(19)), RxAction::ArmTimer(_)));
         // A duplicate of held out-of-order data is not one of these.
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        r.quickacks_left = 0;
+        r.settle();
         r.on_data(0, &seg(0));
         r.on_data(0, &seg(2));
         r.on_data(0, &seg(2));
@@ -648,7 +723,7 @@ mod tests {
     fn sack_compression_after_three_dupacks_and_at_most_44() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.set_handshake_rtt(40_000_000); // timer: min(1 ms, 40 ms / 20)
-        r.quickacks_left = 0;
+        r.settle();
         let t = 1_000;
         r.on_data(t, &seg(0));
         ack(r.on_data(t, &seg(1)));
@@ -689,7 +764,7 @@ mod tests {
     fn a_new_sack_block_flushes_the_held_ack_first() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
         r.set_handshake_rtt(40_000_000);
-        r.quickacks_left = 0;
+        r.settle();
         // Holes at 0 and 2: ranges [1, 2) and [3, 6); three immediate
         // duplicate ACKs, then held ones.
         for s in [1, 3, 4] {
@@ -740,7 +815,7 @@ mod tests {
     #[test]
     fn the_echo_is_the_tsval_of_the_segment_at_the_last_acks_rcv_nxt() {
         let mut r = Receiver::new(0, 1448, EcnMode::Off);
-        r.quickacks_left = 0;
+        r.settle();
         // Delayed ACK of two segments echoes the first (RFC 7323 3.4).
         assert!(matches!(r.on_data(0, &ts(0, 100)), RxAction::ArmTimer(_)));
         assert_eq!(ack(r.on_data(0, &ts(1, 101))).tsecr, 100);

@@ -237,6 +237,7 @@ mod tests {
             ece: false,
             ce_packets: 0,
             tsecr: 0,
+            tsval: 0,
         }
     }
 

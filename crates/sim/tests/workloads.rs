@@ -29,7 +29,8 @@ fn flows_arrive_complete_and_leave_a_record_each() {
     assert_eq!((w.refused, rec.len() as u64), (0, w.arrived));
     // In arrival order, all complete but those that arrived in the last
     // few RTTs; none much faster than alone (3 round trips of slow start
-    // and a tail: 36.3 ms). Some are faster by up to 17%: alone, the
+    // and a tail: 36.3 ms; a completion time counts from the handshake's
+    // end). Some are faster, by up to 17.2% (30.1 ms): alone, the
     // sender defers its last 7 segments a round trip (TSO deferral,
     // tcp_tso_should_defer), which the larger RTT estimate of a flow that
     // met a queue at its start does not.
@@ -38,7 +39,7 @@ fn flows_arrive_complete_and_leave_a_record_each() {
     let alone = sim::alone::fcts_alone(&cfg, 0, &[100_000], &mut |_| false).unwrap().unwrap()[0].unwrap();
     assert_eq!(alone, 36_332_320);
     let fcts: Vec<u64> = rec.fct_ns.iter().copied().filter(|&f| f != WorkloadFlows::NOT_DONE).collect();
-    assert!(fcts.iter().all(|&f| f * 6 >= alone * 5), "fastest {:?}", fcts.iter().min());
+    assert!(fcts.iter().all(|&f| f * 5 >= alone * 4), "fastest {:?}", fcts.iter().min());
     let median = { let mut v = fcts.clone(); v.sort_unstable(); v[v.len() / 2] };
     assert!(median >= alone, "median {median}");
     assert!(w.peak_active < 20, "{w:?}");

@@ -61,7 +61,8 @@ _WIRE_MTU = 1514
 _PEAK_BPS = 10**12
 _DELAY_TABLE = "100"
 #: Socket buffer ceilings for autotuning (the 50 ms flow with a 2 MB
-#: buffer has ~2.6 MB in flight).
+#: buffer has ~2.6 MB in flight). The simulator's receiver grows its
+#: window up to the same (crates/sim/src/rcvbuf.rs; tests/test_testbed.py).
 _TCP_MEM = "4096 131072 67108864"
 
 

@@ -14,9 +14,10 @@ finds ``max_active`` of the workload's flows in progress (written and not
 yet all acknowledged) is refused and counted, as in the simulator.
 
 A flow's completion time runs from the moment its connection is
-established to the moment its receiver has every byte: the simulator's
-flows start with the handshake done (crates/sim/src/event_loop.rs,
-start_flow), so the handshake's round trip is left out. The time alone
+established to the moment its receiver has every byte, as in the
+simulator, whose flows count from the end of their handshake
+(crates/sim/src/flow_table.rs, Flow::fct_ns): the handshake's round trip
+is left out of both. The time alone
 that a slowdown divides by is the simulator's (api.py, workload_results.py:
 the same flow alone on the empty path); the live engine does not run
 each size alone.

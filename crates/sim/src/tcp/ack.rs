@@ -78,6 +78,11 @@ impl TcpSender {
         }
         // tcp_fast_parse_options(): every segment carries timestamps.
         self.ts = TsEcho { saw_tstamp: true, rcv_tsecr: ack.tsecr };
+        // tcp_replace_ts_recent(): a pure ACK is at rcv_wup, so every
+        // ACK's TSval that is not older becomes the echo.
+        if ack.tsval != 0 && !super::timestamp::ts_before(ack.tsval, self.ts_recent) {
+            self.ts_recent = ack.tsval;
+        }
         let mut flag = 0u32;
         if cum > prior_snd_una {
             flag |= F::SND_UNA_ADVANCED;

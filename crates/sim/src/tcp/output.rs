@@ -304,6 +304,7 @@ impl TcpSender {
             cwr: false,
             psh: segs > 1 && index == segs - 1,
             tsval,
+            tsecr: self.ts_recent,
         }
     }
 }

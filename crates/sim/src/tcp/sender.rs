@@ -113,6 +113,9 @@ pub struct TcpSender {
     pub(super) started: bool,
     /// RTT from the connection handshake, applied at start.
     handshake_rtt_ns: Option<u64>,
+    /// `rx_opt.ts_recent`: the TSval of the latest ACK (at first the
+    /// SYN-ACK's), echoed as every data segment's TSecr (0: none).
+    pub(super) ts_recent: u32,
     /// `tp->cwnd_usage_seq` (segments): end of the window whose use
     /// `is_cwnd_limited`/`max_packets_out` describe.
     pub(super) cwnd_usage_seq: u32,
@@ -198,6 +201,7 @@ impl TcpSender {
             now_ns: 0,
             started: false,
             handshake_rtt_ns: None,
+            ts_recent: 0,
             cwnd_usage_seq: 0,
             sack_scratch: Vec::with_capacity(8),
             stats: SenderStats::default(),
@@ -226,6 +230,9 @@ impl TcpSender {
         }
         self.set_clock(now_ns);
         if let Some(rtt_ns) = self.handshake_rtt_ns {
+            // The SYN-ACK left the receiver half the handshake's round
+            // trip ago; its TSval is what the first data echoes.
+            self.ts_recent = super::timestamp::tsval_of(self.clock_us(now_ns.saturating_sub(rtt_ns / 2)));
             let rtt_us = (rtt_ns / 1000) as i64;
             let now_ms = self.now_ms();
             RttEstimator::update_rtt_min(&mut self.sk, rtt_us as u32, now_ms);

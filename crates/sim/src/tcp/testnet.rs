@@ -61,6 +61,7 @@ impl MiniReceiver {
             ece: false,
             ce_packets: 0,
             tsecr: self.ts_recent,
+            tsval: 0,
         };
         // A DSACK first, then the block holding the segment just received,
         // then the highest others (RFC 2018 asks for the most recent first).

@@ -16,8 +16,9 @@
 //! (`tcp_packet_delayed`, `tcp_skb_spurious_retrans`) and RTT samples of
 //! ACKs that only cover retransmitted data (`tcp_ack_update_rtt`). Not
 //! modelled: PAWS (`tcp_paws_discard`; per-flow paths here are FIFO, so
-//! TSvals never arrive out of order) and the receiver's TSecr-based RTT
-//! estimate (receive-buffer autotuning; the receive window is unlimited).
+//! TSvals never arrive out of order). The other direction, the
+//! receiver's TSval that data echoes for its RTT estimate, is
+//! crate::rcvbuf's.
 
 /// µs per TSval tick (`USEC_PER_SEC / TCP_TS_HZ`).
 pub const TS_TICK_US: u64 = 1_000;

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import paper
 from ... import units
-from .. import compare
+from .. import compare, traces
 from ..common import key, live_of, markdown_table, mean, runs_of
 from ..figures import Series, sweep
 from ..framework import Experiment, Figure, Outcome, Report, RunSpec, Variant
@@ -73,7 +73,7 @@ def _spec(v: Variant, seed: int, b: int, n: int, quick: bool) -> RunSpec:
     return RunSpec(key(v.name, seed, **point),
                    paper.scenario([paper.flow(v, RTT_MS, count=n)], seed=seed, duration=dur, rate=f"{RATE_KBPS}Kbit",
                                   buffer=f"{b}KB", window=(dur / 2, dur), interval=INTERVAL),
-                   ("rtt_ms",), ("queue_delay_ms",))
+                   ("rtt_ms", "cc_mode"), ("queue_delay_ms",))
 
 
 def runs(quick: bool) -> list[RunSpec]:
@@ -112,6 +112,14 @@ def lowest_rtt_ms(run: Outcome) -> float:
     lo = float(run.summary["window"]["from_s"])
     x = np.concatenate([paper.rtt(run, i)[run.t_s > lo] for i in range(len(run.flows))])
     return float(np.nanmin(x)) if np.isfinite(x).any() else float("nan")
+
+
+def startup_fraction(run: Outcome) -> float:
+    """The share of the window's samples, over every flow, in which a flow
+    is in STARTUP (0 for CUBIC, which reports no mode)."""
+    lo = float(run.summary["window"]["from_s"])
+    x = np.concatenate([run.flow["cc_mode"][i][run.t_s > lo] for i in range(len(run.flows))])
+    return float(np.mean(x == traces.STARTUP)) if len(x) else float("nan")
 
 
 def syn_wait_s(run: Outcome) -> float:
@@ -178,6 +186,9 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     for n in counts:
         rep.numbers[f"bbr.median_rtt_ms.{n}flows.{big}KB"] = mean(by_n[n])
     floor_ms = FLOWS * paper.BBR_MIN_CWND * ser - RTT_MS  # min-cwnd packets beyond the pipe, queued
+    startup = {b: mean([startup_fraction(r) for r in per[BBR][b]]) for b in bufs}
+    for b in bufs:
+        rep.numbers[f"bbr.startup_fraction.{b}KB"] = startup[b]
     lowest = {b: min(lowest_rtt_ms(r) for r in per[BBR][b]) for b in bufs}
     lb = live_buffer_kb(quick)
     live = live_of(outcomes, BBR, seeds[0], buffer=f"{lb}KB")
@@ -197,6 +208,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                   f"{lowest[big] / empty:.0f}x the empty path's {empty:.0f} ms), their RTprop carries seconds of queue, "
                   "and cwnd = 2 x bw x RTprop keeps about twice that in flight. Median RTT "
                   + ", ".join(f"{b} kB: {mean(med[BBR][b]) / 1e3:.2f} s" for b in bufs)
+                  + ". RTOs (the queue swings by seconds; below the floor, drops) reset BBR's full-bandwidth "
+                  "detection, and a flow that never found full bandwidth goes back to STARTUP after each ProbeRTT "
+                  "(cwnd 2.89 x bw x RTprop): flows are in STARTUP in "
+                  + ", ".join(f"{b} kB: {100 * startup[b]:.0f}%" for b in bufs) + " of the window"
                   + f"; buffers smaller than the floor ({FLOWS * paper.BBR_MIN_CWND * units.PACKET_WIRE_BYTES / 1e3:.0f} kB) "
                   "stay full and drop." + linux)
     rep.measured["fig10.bbr-near-minimum"] = Measured(members={f"{b} kB": med[BBR][b] for b in bufs},
