@@ -16,7 +16,9 @@ test fires in. Live (``--live``, root), on the delay line's per-packet
 queue (the simulator's kind) and on the kernel's TBF + bfifo; on the
 first, the delay line's packet trace also gives the share of the 50 ms
 flow's ACKs that cover one segment, in its first 0.3 s and after (Linux
-ACKs each segment while its receive window grows: tcp_grow_window()).
+ACKs each segment while its receive window grows: tcp_grow_window()),
+and each flow's first ACKs as runs of equal sizes (2026-11-29, four runs:
+the 50 ms flow's "1x22 2x5 1x24 2x8 1x...", as the simulator's).
 
     python bench/bench_slow_start_exit.py               # the simulator, seeds 1-20
     python bench/bench_slow_start_exit.py --live 6      # and 6 live runs per bottleneck (root, ~2 min)
@@ -54,6 +56,11 @@ LOOKAHEAD = 10
 SETTLE = 5
 #: The 50 ms flow's "first" ACKs, s from the first packet.
 EARLY_S = 0.3
+#: The live runs' ACKs are printed, segment by segment, for this many
+#: segments of each flow: the receiver's start-up (16 quick ACKs, the
+#: window's first growths, delayed ACKs until its buffer first grows), to
+#: set beside the simulator's receiver (crates/sim/src/rcvbuf.rs).
+FIRST_SEGMENTS = 130
 
 
 def exit_cwnd(table: Any, flow: int = FLOW) -> int | None:
@@ -88,6 +95,32 @@ def single_segment_acks(trace: Path) -> tuple[float, float]:
     return float(one[early].mean()), float(one[late].mean())
 
 
+def ack_sizes(advance: np.ndarray, segments: int = FIRST_SEGMENTS) -> str:
+    """The first ``segments`` segments' ACKs (bytes each advanced by, in
+    order) as runs of equal size: "1x22 2x5 1x24 ..." (22 ACKs of one
+    segment, then 5 of two, ...); sizes that are not whole segments are
+    shown in segments to two decimals."""
+    sizes = [a / MSS_BYTES for a in advance if a > 0]
+    sizes = sizes[:int(np.searchsorted(np.cumsum(sizes), segments, side="right"))]
+    runs: list[list] = []
+    for x in sizes:
+        if runs and runs[-1][0] == x:
+            runs[-1][1] += 1
+        else:
+            runs.append([x, 1])
+    return " ".join(f"{int(x) if x == int(x) else round(x, 2)}x{n}" for x, n in runs)
+
+
+def flow_acks(trace: Path, flow: int) -> np.ndarray:
+    """How far each of the flow's ACKs, read by the delay line, advanced
+    (bytes; from its SYN-ACK on)."""
+    from ccarena.live.hostmodel import READ, read_trace
+
+    records = read_trace(trace)
+    acks = records[(records["key"] == 2 * flow + 1) & (records["kind"] == READ)]
+    return np.diff(acks["ack"].astype(np.int64))
+
+
 def live(runs: int, bottleneck: str) -> list[tuple[int | None, tuple[float, float] | None]]:
     from ccarena.live.engine import load_live_scenario, run_live
 
@@ -103,6 +136,10 @@ def live(runs: int, bottleneck: str) -> list[tuple[int | None, tuple[float, floa
                   f" (the 10 ms flow's {exit_cwnd(result.timeseries, 0)})"
                   + (f"; one-segment ACKs {100 * acks[0]:.0f}% in the first {EARLY_S:g} s, "
                      f"{100 * acks[1]:.0f}% after" if acks else ""), flush=True)
+            if trace is not None:
+                for f in (FLOW, 0):
+                    print(f"    flow {f}'s first {FIRST_SEGMENTS} segments, ACKed as (segments x ACKs): "
+                          f"{ack_sizes(flow_acks(trace, f))}", flush=True)
     return out
 
 

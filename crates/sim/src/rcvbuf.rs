@@ -33,7 +33,11 @@
 //! but out-of-order data, which is not charged: `tcp_space()` is taken as
 //! the clamp); `scaling_ratio` is fixed at the value for the testbed's
 //! skbs ([`SCALING_RATIO`]); no memory pressure (`tcp_clamp_window`,
-//! `tcp_collapse`); the window these bytes bound is not enforced on the
+//! `tcp_collapse`); the buffer grows only when the application reads,
+//! not also on out-of-order arrivals (`tcp_data_queue_ofo` calls
+//! `tcp_rcvbuf_grow` with the last measurement, for the span it holds;
+//! here that span only adds to the next growth's window); the window
+//! these bytes bound is not enforced on the
 //! sender (crate::receiver: the sender is never window-limited), only
 //! the ACKs follow from them.
 
