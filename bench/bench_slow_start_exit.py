@@ -80,14 +80,21 @@ def simulated(seeds: range) -> list[tuple[int | None, int | None]]:
     return [(exit_cwnd(t), exit_cwnd(t, 0)) for t in tables]
 
 
-def single_segment_acks(trace: Path) -> tuple[float, float]:
+def flow_acks(records: np.ndarray, flow: int) -> np.ndarray:
+    """The flow's ACKs as the delay line read them (from its SYN-ACK on),
+    from a packet trace's records (``hostmodel.read_trace``)."""
+    from ccarena.live.hostmodel import READ
+
+    return records[(records["key"] == 2 * flow + 1) & (records["kind"] == READ) & (records["len"] == 0)]
+
+
+def single_segment_acks(records: np.ndarray) -> tuple[float, float]:
     """Of the 50 ms flow's ACKs that advance, the share covering one
     segment: in its first EARLY_S and after."""
-    from ccarena.live.hostmodel import READ, read_trace
+    from ccarena.live.hostmodel import READ
 
-    records = read_trace(trace)
     t0 = records[records["kind"] == READ]["t"].min()
-    acks = records[(records["key"] == 2 * FLOW + 1) & (records["kind"] == READ) & (records["len"] == 0)]
+    acks = flow_acks(records, FLOW)
     advance = np.diff(acks["ack"].astype(np.int64))
     t = (acks["t"][1:] - t0) / 1e9
     one = advance == MSS_BYTES
@@ -95,12 +102,12 @@ def single_segment_acks(trace: Path) -> tuple[float, float]:
     return float(one[early].mean()), float(one[late].mean())
 
 
-def ack_sizes(advance: np.ndarray, segments: int = FIRST_SEGMENTS) -> str:
-    """The first ``segments`` segments' ACKs (bytes each advanced by, in
-    order) as runs of equal size: "1x22 2x5 1x24 ..." (22 ACKs of one
-    segment, then 5 of two, ...); sizes that are not whole segments are
-    shown in segments to two decimals."""
-    sizes = [a / MSS_BYTES for a in advance if a > 0]
+def ack_sizes(acks: np.ndarray, segments: int = FIRST_SEGMENTS) -> str:
+    """The first ``segments`` segments' ACKs (``flow_acks``) as runs of
+    equal size: "1x22 2x5 1x24 ..." (22 ACKs of one segment, then 5 of
+    two, ...); sizes that are not whole segments are shown in segments to
+    two decimals."""
+    sizes = [a / MSS_BYTES for a in np.diff(acks["ack"].astype(np.int64)) if a > 0]
     sizes = sizes[:int(np.searchsorted(np.cumsum(sizes), segments, side="right"))]
     runs: list[list] = []
     for x in sizes:
@@ -111,18 +118,9 @@ def ack_sizes(advance: np.ndarray, segments: int = FIRST_SEGMENTS) -> str:
     return " ".join(f"{int(x) if x == int(x) else round(x, 2)}x{n}" for x, n in runs)
 
 
-def flow_acks(trace: Path, flow: int) -> np.ndarray:
-    """How far each of the flow's ACKs, read by the delay line, advanced
-    (bytes; from its SYN-ACK on)."""
-    from ccarena.live.hostmodel import READ, read_trace
-
-    records = read_trace(trace)
-    acks = records[(records["key"] == 2 * flow + 1) & (records["kind"] == READ)]
-    return np.diff(acks["ack"].astype(np.int64))
-
-
 def live(runs: int, bottleneck: str) -> list[tuple[int | None, tuple[float, float] | None]]:
     from ccarena.live.engine import load_live_scenario, run_live
+    from ccarena.live.hostmodel import read_trace
 
     out = []
     with tempfile.TemporaryDirectory(prefix="ccarena-slow-start-") as tmp:
@@ -130,16 +128,17 @@ def live(runs: int, bottleneck: str) -> list[tuple[int | None, tuple[float, floa
             trace = Path(tmp) / "trace" if bottleneck == "userspace" else None
             scenario = load_live_scenario({**SCENARIO, "seed": seed}, bottleneck=bottleneck)
             result = run_live(scenario, bottleneck=bottleneck, packet_trace=trace, log=lambda *_: None)
-            acks = single_segment_acks(trace) if trace is not None else None
+            records = read_trace(trace) if trace is not None else None
+            acks = single_segment_acks(records) if records is not None else None
             out.append((exit_cwnd(result.timeseries), acks))
             print(f"  live, {bottleneck} bottleneck, run {seed}: exit {out[-1][0]}"
                   f" (the 10 ms flow's {exit_cwnd(result.timeseries, 0)})"
                   + (f"; one-segment ACKs {100 * acks[0]:.0f}% in the first {EARLY_S:g} s, "
                      f"{100 * acks[1]:.0f}% after" if acks else ""), flush=True)
-            if trace is not None:
+            if records is not None:
                 for f in (FLOW, 0):
                     print(f"    flow {f}'s first {FIRST_SEGMENTS} segments, ACKed as (segments x ACKs): "
-                          f"{ack_sizes(flow_acks(trace, f))}", flush=True)
+                          f"{ack_sizes(flow_acks(records, f))}", flush=True)
     return out
 
 

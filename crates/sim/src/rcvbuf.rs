@@ -82,6 +82,8 @@ fn win_from_space(space: u64, ratio: u64) -> u64 {
     (space * ratio) >> WIN_SCALE_SHIFT
 }
 
+use crate::tcp::timestamp::TsEcho;
+
 /// One receiver's window growth.
 #[derive(Clone, Debug)]
 pub struct RcvBuf {
@@ -89,9 +91,8 @@ pub struct RcvBuf {
     mss: u64,
     /// `tp->rcv_ssthresh`, bytes.
     rcv_ssthresh: u64,
-    /// `tp->window_clamp`, bytes.
-    window_clamp: u64,
-    /// `sk->sk_rcvbuf`, bytes.
+    /// `sk->sk_rcvbuf`, bytes (the window clamp is the window it holds:
+    /// [`RcvBuf::window_clamp`]).
     rcvbuf: u64,
     /// `rcvq_space.space`: bytes read in the last measurement that grew
     /// the buffer.
@@ -123,7 +124,6 @@ impl RcvBuf {
         RcvBuf {
             mss,
             rcv_ssthresh: rcv_wnd.min(window_clamp),
-            window_clamp,
             rcvbuf: TCP_RMEM_DEFAULT,
             space: (INIT_SPACE_SEGMENTS * mss).min(rcv_wnd),
             space_seq: 0,
@@ -143,8 +143,10 @@ impl RcvBuf {
     }
 
     /// `tcp_rcv_rtt_measure_ts`: one sample per new echo, from full
-    /// segments; a zero delta counts as one tick (`tcp_rtt_tsopt_us(tp,
-    /// 1)`).
+    /// segments, the echo's age as the sender's TSecr samples take it
+    /// (`tcp_rtt_tsopt_us`, [`TsEcho::rtt_us`]). Deviation: Linux 6.18
+    /// passes `min_delta` 0 here and drops a zero delta ("filter out zero
+    /// samples for autotuning"); this takes it as one tick, 1 ms.
     fn measure_rtt(&mut self, now_ms: u32, tsecr: u32, len: u32) {
         if tsecr == 0 || tsecr == self.last_tsecr {
             return;
@@ -153,11 +155,9 @@ impl RcvBuf {
         if (len as u64) < self.mss {
             return;
         }
-        let delta_ms = now_ms.wrapping_sub(tsecr);
-        if delta_ms as i32 <= 0 && delta_ms != 0 {
-            return;
-        }
-        let sample_us = delta_ms.max(1) as u64 * crate::tcp::timestamp::TS_TICK_US;
+        let Ok(sample_us) = u64::try_from(TsEcho { saw_tstamp: true, rcv_tsecr: tsecr }.rtt_us(now_ms, 1)) else {
+            return; // implausibly old
+        };
         // tcp_rcv_rtt_update(tp, sample, 0): a smaller sample is taken at
         // once, a larger one through a 1/8 EWMA.
         let m = sample_us << 3;
@@ -173,10 +173,11 @@ impl RcvBuf {
     /// measured ratio is its length, so Linux's "check #2" takes this
     /// branch).
     fn grow_window(&mut self, len: u32) -> bool {
-        if len < GROW_MIN_LEN || self.rcv_ssthresh >= self.window_clamp {
+        let clamp = self.window_clamp();
+        if len < GROW_MIN_LEN || self.rcv_ssthresh >= clamp {
             return false;
         }
-        let room = self.window_clamp - self.rcv_ssthresh;
+        let room = clamp - self.rcv_ssthresh;
         let incr = (2 * self.mss).max(2 * len as u64);
         self.rcv_ssthresh += room.min(incr);
         true
@@ -186,14 +187,14 @@ impl RcvBuf {
     /// (`tcp_rcv_space_adjust`, once per receiver RTT): if it read more
     /// than the last growth's measurement, the buffer grows
     /// (`tcp_rcvbuf_grow`). `ooo_bytes`: from `rcv_nxt` to the end of the
-    /// out-of-order data held.
-    pub fn on_read(&mut self, now_us: u64, copied_total: u64, ooo_bytes: u64) {
+    /// out-of-order data held (asked for only when the buffer grows).
+    pub fn on_read(&mut self, now_us: u64, copied_total: u64, ooo_bytes: impl FnOnce() -> u64) {
         if self.rtt_us8 == 0 || now_us.saturating_sub(self.space_time_us) < self.rtt_us8 >> 3 {
             return;
         }
         let copied = copied_total - self.space_seq;
         if copied > self.space {
-            self.grow_rcvbuf(copied, ooo_bytes);
+            self.grow_rcvbuf(copied, ooo_bytes());
         }
         self.space_seq = copied_total;
         self.space_time_us = now_us;
@@ -211,10 +212,14 @@ impl RcvBuf {
         rcvwin += (rcvwin * (newval - old) / old) << 1;
         rcvwin += ooo_bytes;
         let rcvbuf = ((rcvwin << WIN_SCALE_SHIFT) / SCALING_RATIO).min(TCP_RMEM_MAX);
-        if rcvbuf > self.rcvbuf {
-            self.rcvbuf = rcvbuf;
-            self.window_clamp = win_from_space(rcvbuf, SCALING_RATIO);
-        }
+        self.rcvbuf = self.rcvbuf.max(rcvbuf);
+    }
+
+    /// `tp->window_clamp`, bytes: the window the buffer holds
+    /// (`tcp_win_from_space(sk_rcvbuf)`, which `tcp_set_window_clamp` and
+    /// `tcp_rcvbuf_grow` set it to whenever the buffer changes).
+    fn window_clamp(&self) -> u64 {
+        win_from_space(self.rcvbuf, SCALING_RATIO)
     }
 
     /// The receiver's RTT estimate, µs (0: none yet).
@@ -228,7 +233,7 @@ impl RcvBuf {
     #[cfg(test)]
     pub fn settled(mss: u32) -> Self {
         let mut b = RcvBuf::new(mss, 0);
-        b.rcv_ssthresh = b.window_clamp;
+        b.rcv_ssthresh = b.window_clamp();
         b
     }
 }
@@ -243,12 +248,12 @@ mod tests {
     fn starts_as_linux_with_the_testbeds_ratio() {
         let b = RcvBuf::new(MSS, 0);
         // 45 segments (65,160) under a clamp of 131,072 * 160 / 256.
-        assert_eq!((b.rcv_ssthresh, b.window_clamp, b.space), (65_160, 81_920, 14_480));
+        assert_eq!((b.rcv_ssthresh, b.window_clamp(), b.space), (65_160, 81_920, 14_480));
         // Room for six growths (16,760 bytes), then none.
         let mut b = b;
         let grew: Vec<bool> = (0..8).map(|_| b.on_segment(0, 0, MSS)).collect();
         assert_eq!(grew, [true, true, true, true, true, true, false, false]);
-        assert_eq!(b.rcv_ssthresh, b.window_clamp);
+        assert_eq!(b.rcv_ssthresh, b.window_clamp());
         // Short segments never grow it.
         let mut b = RcvBuf::new(MSS, 0);
         assert!(!b.on_segment(0, 0, 100));
@@ -289,7 +294,7 @@ mod tests {
                 let tsecr = (1_000 + now_us / 1000 - 50) as u32;
                 grew += b.on_segment((1_000 + now_us / 1000) as u32, tsecr, MSS) as u64;
                 read += mss;
-                b.on_read(now_us, read, 0);
+                b.on_read(now_us, read, || 0);
             }
             shares.push(grew * 100 / cwnd);
             cwnd *= 2;
@@ -297,7 +302,7 @@ mod tests {
         // Rounds 3-8: DRS lets 3/4 of a doubling round grow the window.
         assert!(shares[3..].iter().all(|&s| (60..=100).contains(&s)), "{shares:?}");
         // The clamp stays ahead of what a round delivers.
-        assert!(b.window_clamp > 640 * mss, "{}", b.window_clamp);
+        assert!(b.window_clamp() > 640 * mss, "{}", b.window_clamp());
     }
 
     #[test]
@@ -314,7 +319,7 @@ mod tests {
                 let now_ms = (1_000 + now_us / 1000) as u32;
                 grew += b.on_segment(now_ms, now_ms - 50, MSS) as u64;
                 read += mss;
-                b.on_read(now_us, read, 0);
+                b.on_read(now_us, read, || 0);
             }
             growing_in_round.push(grew);
         }
@@ -322,7 +327,7 @@ mod tests {
         // Capped at tcp_rmem[2] whatever the rate.
         let mut b = RcvBuf::new(MSS, 0);
         b.on_segment(1_050, 1_000, MSS);
-        b.on_read(1_000_000, 10 * TCP_RMEM_MAX, 0);
+        b.on_read(1_000_000, 10 * TCP_RMEM_MAX, || 0);
         assert_eq!(b.rcvbuf, TCP_RMEM_MAX);
     }
 }

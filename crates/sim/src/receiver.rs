@@ -64,7 +64,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::config::EcnMode;
 use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK_BLOCKS};
 use crate::rcvbuf::RcvBuf;
-use crate::tcp::sender::CLOCK_BASE_US;
+use crate::tcp::sender::linux_clock_us;
 use crate::tcp::timestamp::tsval_of;
 
 /// Linux TCP_MAX_QUICKACKS: segments ACKed one by one at connection start.
@@ -214,10 +214,10 @@ impl Receiver {
     }
 
     /// The receiver's timestamp clock (`tcp_time_stamp_ts`) at `now_ns`,
-    /// ms: the sender's formula (crate::tcp::timestamp), with its own
-    /// origin an equal boot time before the run.
+    /// ms: the sender's clock and formula (its host booted as long before
+    /// the run).
     fn ts_clock(now_ns: u64) -> u32 {
-        tsval_of(now_ns / 1000 + CLOCK_BASE_US)
+        tsval_of(linux_clock_us(now_ns))
     }
 
     /// The connection's handshake measured `rtt_ns` (sets the SACK
@@ -278,7 +278,8 @@ impl Receiver {
             // The application reads it (`tcp_recvmsg` ->
             // `tcp_rcv_space_adjust`), after the softirq's ACK decision
             // below; the order does not matter to either.
-            let ooo_bytes = self.ooo.back().map_or(0, |r| (r.end - self.rcv_nxt) as u64 * self.mss as u64);
+            let (ooo, rcv_nxt, mss) = (&self.ooo, self.rcv_nxt, self.mss as u64);
+            let ooo_bytes = || ooo.back().map_or(0, |r| (r.end - rcv_nxt) as u64 * mss);
             self.rcvbuf.on_read(now_ns / 1000, self.delivered_bytes, ooo_bytes);
             if had_ooo {
                 // Filled (part of) a hole: ACK at once (RFC 5681 4.2).
@@ -562,12 +563,12 @@ mod tests {
         r.settle();
         let mut grown = RcvBuf::new(1448, 0);
         grown.on_segment(1_050, 1_000, 1448);
-        grown.on_read(60_000, 100 * 1448, 0);
+        grown.on_read(60_000, 100 * 1448, || 0);
         r.rcvbuf = grown;
         let a = ack(r.on_data(70_000_000, &seg(0)));
         assert_eq!(a.cum_ack, 1);
         // TSval: the receiver's ms clock (boot time + 70 ms).
-        assert_eq!(a.tsval, (CLOCK_BASE_US / 1000 + 70) as u32);
+        assert_eq!(a.tsval, (crate::tcp::sender::CLOCK_BASE_US / 1000 + 70) as u32);
     }
 
     #[test]

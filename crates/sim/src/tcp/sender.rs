@@ -44,6 +44,12 @@ use cc_native::{CaState, CongestionOps, TcpSock, CCA_ECN_ACCECN, TCP_ECN_OK};
 
 /// µs added to the simulated clock for Linux's µs timestamps (see above).
 pub const CLOCK_BASE_US: u64 = 1_000_000;
+
+/// Linux's µs clock (`tcp_mstamp`) at simulated time `ns`, on every
+/// simulated host (see above).
+pub fn linux_clock_us(ns: u64) -> u64 {
+    ns / 1000 + CLOCK_BASE_US
+}
 /// Linux TCP_INIT_CWND.
 pub const INIT_CWND: u32 = 10;
 /// Linux TCP_INFINITE_SSTHRESH.
@@ -399,7 +405,7 @@ impl TcpSender {
 
     /// Linux's µs clock for a simulated time.
     pub(super) fn clock_us(&self, ns: u64) -> u64 {
-        ns / 1000 + CLOCK_BASE_US
+        linux_clock_us(ns)
     }
 
     /// Linux's ns clock (`tcp_clock_ns`) for a simulated time.
