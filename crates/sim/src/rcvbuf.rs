@@ -144,9 +144,9 @@ impl RcvBuf {
 
     /// `tcp_rcv_rtt_measure_ts`: one sample per new echo, from full
     /// segments, the echo's age as the sender's TSecr samples take it
-    /// (`tcp_rtt_tsopt_us`, [`TsEcho::rtt_us`]). Deviation: Linux 6.18
-    /// passes `min_delta` 0 here and drops a zero delta ("filter out zero
-    /// samples for autotuning"); this takes it as one tick, 1 ms.
+    /// (`tcp_rtt_tsopt_us`, [`TsEcho::rtt_us`]) with `min_delta` 0: an
+    /// echo of this very tick (a path under 1 ms) gives no sample, as
+    /// Linux 6.18 filters zero samples out of autotuning.
     fn measure_rtt(&mut self, now_ms: u32, tsecr: u32, len: u32) {
         if tsecr == 0 || tsecr == self.last_tsecr {
             return;
@@ -155,8 +155,9 @@ impl RcvBuf {
         if (len as u64) < self.mss {
             return;
         }
-        let Ok(sample_us) = u64::try_from(TsEcho { saw_tstamp: true, rcv_tsecr: tsecr }.rtt_us(now_ms, 1)) else {
-            return; // implausibly old
+        let sample_us = TsEcho { saw_tstamp: true, rcv_tsecr: tsecr }.rtt_us(now_ms, 0);
+        let Ok(sample_us @ 1..) = u64::try_from(sample_us) else {
+            return; // this tick's echo, or implausibly old
         };
         // tcp_rcv_rtt_update(tp, sample, 0): a smaller sample is taken at
         // once, a larger one through a 1/8 EWMA.
@@ -270,8 +271,11 @@ mod tests {
         // Larger: an eighth of the way (50 + (130 - 50) / 8 = 60 ms).
         b.on_segment(1_230, 1_100, MSS);
         assert_eq!(b.rtt_us(), 60_000);
-        // Smaller: taken at once; a zero delta counts as 1 ms.
+        // An echo of this tick: no sample (Linux drops zero deltas).
         b.on_segment(1_240, 1_240, MSS);
+        assert_eq!(b.rtt_us(), 60_000);
+        // Smaller: taken at once.
+        b.on_segment(1_250, 1_249, MSS);
         assert_eq!(b.rtt_us(), 1_000);
     }
 
