@@ -14,10 +14,12 @@ import importlib
 import json
 import os
 
+import numpy as np
 import pytest
 
+from ccarena.errors import ScenarioError
 from ccarena.experiments import linux, registry, report
-from ccarena.experiments.framework import LIVE_PREFIX, Experiment, Report, Result, RunSpec
+from ccarena.experiments.framework import LIVE_PREFIX, Experiment, Outcome, Report, Result, RunSpec
 from conftest import run_cli
 
 #: The module (ccarena.experiments exports a function of the same name).
@@ -171,3 +173,103 @@ def test_an_analysis_that_reads_a_flows_queue_gets_the_bottleneck_that_counts_it
         with pytest.raises(Ran):
             runner.run_live(RunSpec("bbr/seed=1", scenario, columns), log=lambda line: None)
     assert asked == ["userspace", "auto"]
+
+
+# --- a pass that resumes (live_runs.py) ---------------------------------------
+
+from ccarena.experiments import live_runs, runner  # noqa: E402
+
+
+def _two_run_experiment(analysed: list) -> Experiment:
+    def spec(seed: int) -> RunSpec:
+        return RunSpec(f"bbr/seed={seed}", {
+            "duration": "6s", "seed": seed, "measure": {"from": "2s"},
+            "bottleneck": {"rate": "20Mbit", "buffer": "200KB"},
+            "flow": [{"cc": "bbr", "rtt": "10ms"}, {"cc": "cubic", "rtt": "30ms"}]}, ("goodput_mbps",))
+
+    def analyse(outcomes, _dir, _quick):
+        analysed.append({k: o.share(0) for k, o in outcomes.items()})
+        return Report()
+
+    return Experiment("bbq-fig13", "-", "-", runs=lambda quick: [spec(1), spec(2)], analyse=analyse)
+
+
+def _fake_live(calls: list):
+    """A stand-in for the testbed: a run whose 10 ms flow has a share
+    given by its seed and a column of its own, so a kept run is known."""
+    def run_live(spec, log, wait=None):
+        calls.append(spec.key)
+        seed = spec.scenario["seed"]
+        summary = {"flows": [{"share": seed / 10}, {"share": 1 - seed / 10}], "engine": "live",
+                   "scenario": {"config": {"duration_ns": 6_000_000_000}},
+                   "live": {"delay_line": {"late_over_1ms": 0}}}
+        flow = {"goodput_mbps": np.full((2, 3), float(seed))}
+        return Outcome(spec.key, summary, np.arange(3.0), flow, {}, 7.5)
+    return run_live
+
+
+def test_a_live_pass_keeps_each_run_and_resumes(tmp_path, monkeypatch):
+    """Each run is kept as it finishes; the same pass again makes none
+    that is kept (the analysis sees them as they were); a run whose file
+    is gone or unreadable is made again; the record lists the days."""
+    calls, analysed = [], []
+    monkeypatch.setattr(runner, "run_live", _fake_live(calls))
+    exp = _two_run_experiment(analysed)
+    logged = []
+
+    def once(date: str) -> linux.Record:
+        record, _ = linux.run(exp, "bbq", quick=False, capacity_mbps=None, wait=None, log=logged.append,
+                              date=date, reps=2, store=tmp_path)
+        return record
+
+    first = once("2026-01-01")
+    assert calls == ["bbr/seed=1", "bbr/seed=2"] and first.days == ("2026-01-01",)
+    kept = sorted((tmp_path / live_runs.DIRNAME / "bbq-fig13").iterdir())
+    assert len(kept) == 2 and all(p.suffix == ".npz" for p in kept)
+    # Again: nothing runs; the analysis gets the same outcomes.
+    second = once("2026-01-02")
+    assert calls == ["bbr/seed=1", "bbr/seed=2"]
+    assert analysed[1] == analysed[0] == {"bbr/seed=1": 0.1, "bbr/seed=2": 0.2}
+    assert any("2 of 2 runs kept" in line for line in logged)
+    # A kept run is "the day it ran": the record spans both days.
+    kept[0].write_bytes(b"not a run")
+    third = once("2026-01-03")
+    assert len(calls) == 3 and third.days == ("2026-01-01", "2026-01-03")
+    assert linux.record_from_json("x", third.date, linux.record_to_json(third)).days == third.days
+
+
+def test_a_kept_run_is_that_scenario_on_that_engine():
+    """The name of a kept run changes with the scenario, its seed, the
+    columns read and the live engine's code; the simulator's host model
+    does not enter (the live engine runs none)."""
+    base = RunSpec("k", {"duration": "6s", "seed": 1, "bottleneck": {"rate": "20Mbit", "buffer": "200KB"},
+                         "flow": [{"cc": "bbr", "rtt": "10ms"}]}, ("goodput_mbps",))
+    other_seed = dataclasses.replace(base, scenario={**base.scenario, "seed": 2})
+    other_cols = dataclasses.replace(base, flow_columns=("goodput_mbps", "queue_bytes"))
+    ideal_host = dataclasses.replace(base, scenario={**base.scenario, "host": "ideal"})
+    names = {live_runs.digest(s) for s in (base, other_seed, other_cols)}
+    assert len(names) == 3
+    assert live_runs.digest(ideal_host) == live_runs.digest(base)
+    assert "python/ccarena/live/engine.py" in {str(p.relative_to(live_runs._ROOT)) for p in live_runs._files()}
+
+
+def test_a_kept_run_reads_back_without_pickle(tmp_path):
+    outcome = Outcome("k", {"flows": [{"share": 0.25}], "x": [1, None]}, np.arange(4.0),
+                      {"goodput_mbps": np.ones((1, 4))}, {"queue_bytes": np.zeros(4)}, 3.0)
+    path = tmp_path / "a" / "b.npz"
+    live_runs.store(path, outcome)
+    back, day = live_runs.load(path)
+    assert back.summary == outcome.summary and back.key == "k" and back.wall_s == 3.0 and len(day) == 10
+    assert np.array_equal(back.flow["goodput_mbps"], outcome.flow["goodput_mbps"])
+    assert np.array_equal(back.link["queue_bytes"], outcome.link["queue_bytes"])
+    assert live_runs.load(tmp_path / "absent.npz") is None
+
+
+def test_live_refuses_an_out_whose_live_runs_is_not_ours(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".ccarena-reproduce").write_text('{"written_by": "ccarena", "kind": "reproduce"}\n')
+    (out / "live-runs").write_text("mine\n")
+    with pytest.raises(ScenarioError, match=r"live-runs exists and is not a directory of kept live runs"):
+        reproduce._check_store(out)
+    assert (out / "live-runs").read_text() == "mine\n"

@@ -116,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--quick", action="store_true", help="short runs and sweeps, one seed: a smoke test")
     rep.add_argument("--live", action="store_true",
                      help="also run every run again on the live engine (root), each seed a repetition, and record "
-                          "what real Linux gives per claim in a dated results file that every report shows")
+                          "what real Linux gives per claim in a dated results file that every report shows; each "
+                          "live run is kept in DIR/live-runs as it finishes, so the same command again resumes")
     rep.add_argument("--live-results", type=Path, metavar="FILE",
                      help="with --live: the results file to add to (default: docs/linux/TODAY.json)")
     rep.add_argument("--live-reps", type=int, metavar="N",

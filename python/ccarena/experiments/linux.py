@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
+from . import live_runs
 from .framework import Experiment, Outcome, RunSpec
 from .variants import first_seeds, seeds
 from .verdict import MIN_REPS, Measured
@@ -68,6 +69,9 @@ class Record:
     host: Mapping[str, Any] = field(default_factory=dict)
     #: The results file it was read from (its name under docs/linux/).
     file: str = ""
+    #: The days its runs were made, when a pass resumed runs kept from
+    #: earlier days (:mod:`.live_runs`); () for one made on ``date``.
+    days: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:
@@ -111,6 +115,8 @@ def measured_from_json(doc: Mapping[str, Any]) -> Measured:
 
 def record_to_json(r: Record) -> dict[str, Any]:
     doc: dict[str, Any] = {"quick": r.quick, "runs": r.runs, "reps": r.reps, "host": dict(r.host)}
+    if set(r.days) - {r.date}:
+        doc["days"] = sorted(r.days)
     if r.cannot:
         doc["cannot"] = r.cannot
     doc["measured"] = {k: measured_to_json(v) for k, v in sorted(r.measured.items())}
@@ -120,7 +126,8 @@ def record_to_json(r: Record) -> dict[str, Any]:
 def record_from_json(name: str, date: str, doc: Mapping[str, Any]) -> Record:
     return Record(experiment=name, date=date, quick=bool(doc.get("quick", False)), cannot=str(doc.get("cannot", "")),
                   measured={k: measured_from_json(v) for k, v in doc.get("measured", {}).items()},
-                  runs=int(doc.get("runs", 0)), reps=int(doc.get("reps", 0)), host=dict(doc.get("host", {})))
+                  runs=int(doc.get("runs", 0)), reps=int(doc.get("reps", 0)), host=dict(doc.get("host", {})),
+                  days=tuple(str(d) for d in doc.get("days", ())))
 
 
 # --- The files.
@@ -253,17 +260,21 @@ DEFAULT_REPS = MIN_REPS
 
 
 def run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | None, wait: float | None,
-        log: Callable[[str], None], date: str, reps: int = DEFAULT_REPS) -> tuple[Record, dict[str, Outcome]]:
+        log: Callable[[str], None], date: str, reps: int = DEFAULT_REPS,
+        store: Path | None = None) -> tuple[Record, dict[str, Outcome]]:
     """Every run of ``exp`` with its first ``reps`` seeds on the live
     engine, analysed by the experiment's own analysis (over those seeds):
-    its Record and the live outcomes by key."""
+    its Record and the live outcomes by key. With ``store`` (a
+    reproduction's directory), each run is kept there as it finishes and
+    one kept earlier is not run again (:mod:`.live_runs`)."""
     with first_seeds(reps):
-        record, outcomes = _run(exp, paper, quick=quick, capacity_mbps=capacity_mbps, wait=wait, log=log, date=date)
+        record, outcomes = _run(exp, paper, quick=quick, capacity_mbps=capacity_mbps, wait=wait, log=log, date=date,
+                                store=store)
         return replace(record, reps=len(seeds(quick))), outcomes
 
 
 def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | None, wait: float | None,
-         log: Callable[[str], None], date: str) -> tuple[Record, dict[str, Outcome]]:
+         log: Callable[[str], None], date: str, store: Path | None) -> tuple[Record, dict[str, Outcome]]:
     from . import runner
     from .claims import of_experiment
 
@@ -273,9 +284,31 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
         log(f"ccarena: live: {exp.name}: not run: {reason}")
         return Record(exp.name, date, quick, cannot=reason, host=host()), {}
     outcomes: dict[str, Outcome] = {}
+    days = {date}
+    paths = {s.key: live_runs.path_of(store, exp.name, on_linux(s)) for s in specs} if store is not None else {}
+    kept = {key: found for key, path in paths.items() if (found := live_runs.load(path)) is not None}
+    if kept:
+        log(f"ccarena: live: {exp.name}: {len(kept)} of {len(specs)} runs kept in {store / live_runs.DIRNAME} "
+            f"(from {', '.join(sorted({day for _, day in kept.values()}))}), {len(specs) - len(kept)} to run")
+    left_s = sum(_duration_s(s) for s in specs if s.key not in kept)
+    ran_s = wall_s = 0.0
     for i, spec in enumerate(specs, 1):
-        log(f"ccarena: [live {exp.name} {i}/{len(specs)}] {spec.key}")
-        outcomes[spec.key] = runner.run_live(on_linux(spec), log=log, wait=wait)
+        if spec.key in kept:
+            outcome, day = kept[spec.key]
+            outcomes[spec.key] = replace(outcome, key=spec.key)
+            days.add(day)
+            continue
+        # What is left, at the wall time per simulated second so far
+        # (set-up and teardown included), else at the runs' own length.
+        eta = left_s * (wall_s / ran_s if ran_s else 1.0)
+        log(f"ccarena: [live {exp.name} {i}/{len(specs)}] {spec.key} (~{_hours(eta)} left)")
+        outcome = runner.run_live(on_linux(spec), log=log, wait=wait)
+        if store is not None:
+            live_runs.store(paths[spec.key], outcome, date)
+        outcomes[spec.key] = outcome
+        ran_s += _duration_s(spec)
+        left_s -= _duration_s(spec)
+        wall_s += outcome.wall_s
     try:
         rep = exp.analyse(outcomes, None, quick)
     except Exception as err:  # noqa: BLE001 - recorded: the rows say why they have no Linux numbers
@@ -283,10 +316,22 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
 
         reason = f"its analysis could not measure the live runs ({describe(err)})"
         log(f"ccarena: live: {exp.name}: {reason}")
-        return Record(exp.name, date, quick, cannot=reason, runs=len(specs), host=host(outcomes)), outcomes
+        return Record(exp.name, date, quick, cannot=reason, runs=len(specs), host=host(outcomes),
+                      days=tuple(sorted(days))), outcomes
     judged = {c.id for c in of_experiment(paper, exp.name)}
     measured = {k: v for k, v in rep.measured.items() if k in judged}
-    return Record(exp.name, date, quick, measured=measured, runs=len(specs), host=host(outcomes)), outcomes
+    return Record(exp.name, date, quick, measured=measured, runs=len(specs), host=host(outcomes),
+                  days=tuple(sorted(days))), outcomes
+
+
+def _duration_s(spec: RunSpec) -> float:
+    from ..units import parse_time
+
+    return parse_time(spec.scenario["duration"]) / 1e9
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.0f} min"
 
 
 def stderr_log(line: str) -> None:

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..progress import Progress
 from ..rundir import atomic_dir, check_owned_file, check_target, first_line, kind_of, open_container, write_file_atomic
-from . import linux, registry, report, runner
+from ..errors import ScenarioError
+from . import linux, live_runs, registry, report, runner
 from .framework import LIVE_PREFIX, Experiment, Outcome, Report, Result, all_rows
 
 REPORT = "report.md"
@@ -59,13 +60,14 @@ def run_experiments(
 
 def run_linux(
     experiments: Sequence[Experiment], outcomes: dict[str, dict[str, Outcome]], *, quick: bool, results: Path,
-    wait: float | None = None, reps: int = linux.DEFAULT_REPS,
+    wait: float | None = None, reps: int = linux.DEFAULT_REPS, store: Path | None = None,
 ) -> dict[str, list[str]]:
     """Every run of every experiment on the testbed (linux.run), each
-    experiment's record added to ``results`` as soon as it is done (a long
-    pass keeps what it finished); the runs an experiment marks for its own
-    prose are added to ``outcomes`` under ``live/KEY``. Returns those keys,
-    per experiment."""
+    experiment's record added to ``results`` as soon as it is done, and
+    with ``store`` (the reproduction's directory) each run kept there as
+    it finishes, so that an interrupted pass resumes (live_runs.py); the
+    runs an experiment marks for its own prose are added to ``outcomes``
+    under ``live/KEY``. Returns those keys, per experiment."""
     from ..live.engine import check_prerequisites, host_capacity
 
     capacity = host_capacity(check_prerequisites(), linux.stderr_log)
@@ -74,13 +76,22 @@ def run_linux(
     ran: dict[str, list[str]] = {}
     for exp in experiments:
         record, live = linux.run(exp, registry.paper_of(exp.name).key, quick=quick, capacity_mbps=capacity_mbps,
-                                 wait=wait, log=linux.stderr_log, date=date, reps=reps)
+                                 wait=wait, log=linux.stderr_log, date=date, reps=reps, store=store)
         linux.write(results, [record])
         marked = [s.key for s in exp.live_specs(quick) if s.key in live]
         for key in marked:
             outcomes[exp.name][LIVE_PREFIX + key] = dataclasses.replace(live[key], key=LIVE_PREFIX + key)
         ran[exp.name] = [LIVE_PREFIX + key for key in marked]
     return ran
+
+
+def _check_store(out: Path) -> None:
+    """Fail (nothing written) unless DIR/live-runs can hold the live runs:
+    absent or a directory."""
+    store = Path(out) / live_runs.DIRNAME
+    if store.is_symlink() or (store.exists() and not store.is_dir()):
+        raise ScenarioError("--out", f"{store} exists and is not a directory of kept live runs; it is left alone: "
+                                     "choose another --out")
 
 
 def _is_date(text: str) -> bool:
@@ -168,7 +179,8 @@ def reproduce(
     ``index``, also ``out/index.md``; with ``live``, also every run on the
     live engine (each waiting ``live_wait`` s for the testbed, as
     ``run_live``'s ``wait``), recorded in ``live_results`` (default:
-    today's docs/linux/DATE.json). Unknown names, unwritable outputs and
+    today's docs/linux/DATE.json), each run kept in ``out/live-runs`` as
+    it finishes so that the same call again resumes (live_runs.py). Unknown names, unwritable outputs and
     (with ``live``) a host without the testbed raise ScenarioError before
     anything runs."""
     experiments = [registry.get(name) for name in names]
@@ -176,16 +188,19 @@ def reproduce(
     results = live_results if live_results is not None else linux.default_path()
     if live:
         check_live(results)
+        _check_store(out)
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
-    live_runs = (run_linux(experiments, outcomes, quick=quick, results=results, wait=live_wait, reps=live_reps)
-                 if live else {})
+    if live:
+        open_output(out)  # the live runs are kept in it as they finish
+    live_keys = (run_linux(experiments, outcomes, quick=quick, results=results, wait=live_wait, reps=live_reps,
+                           store=out) if live else {})
     open_output(out)
     done = []
     results = []
     for exp in experiments:
-        rep, result = write_experiment(exp, outcomes[exp.name], out, quick, live_runs.get(exp.name, ()))
+        rep, result = write_experiment(exp, outcomes[exp.name], out, quick, live_keys.get(exp.name, ()))
         done.append((exp, result))
         results.append(result)
     if index:
