@@ -36,6 +36,12 @@ only) unless asked to run them again:
     python bench/bench_fidelity.py --live         # run the live part again (root), then compare
     python bench/bench_fidelity.py --only bbr-10-50,cubic-10-50
     python bench/bench_fidelity.py --live --fresh "REASON" --only bbq-10-50   # today's runs of it anew
+    python bench/bench_fidelity.py --live --bottleneck userspace --only cubic-10-50   # live on the simulator's queue
+
+``--bottleneck userspace`` runs (and compares against) the live runs on
+the delay line's per-packet queue, the one the simulator models, instead
+of the live engine's default for a plain droptail link (the kernel's TBF
+and bfifo); they are recorded as ``NAME@userspace``, beside the default's.
 
 ``--fresh`` starts today's runs of a scenario anew (after a change to
 what runs live, such as our BPF algorithms' clock); the runs it replaces
@@ -157,16 +163,23 @@ def clean(entry: dict[str, Any]) -> list[list[float]]:
     return [r["shares"] for r in runs_of(entry) if r["steal"] <= MAX_STEAL]
 
 
-def run_live(name: str, entry: dict[str, Any] | None, runs: int) -> dict[str, Any]:
-    """Live runs of scenario ``name`` until it has ``runs`` clean ones
-    (MAX_STEAL; at most MAX_ATTEMPTS_PER_RUN x ``runs`` in all: runs with
-    stolen CPU are repeated, but not without end), added to
-    ``entry``'s."""
+def entry_key(name: str, bottleneck: str) -> str:
+    """A scenario's name in the results file: its runs on the live engine's
+    default bottleneck under its own name, those on another as
+    NAME@BOTTLENECK (the queue battery always runs on QUEUE_BOTTLENECK)."""
+    return name if bottleneck == "auto" or name in QUEUE_SCENARIOS else f"{name}@{bottleneck}"
+
+
+def run_live(name: str, entry: dict[str, Any] | None, runs: int, bottleneck: str = "auto") -> dict[str, Any]:
+    """Live runs of scenario ``name`` (on ``bottleneck``) until it has
+    ``runs`` clean ones (MAX_STEAL; at most MAX_ATTEMPTS_PER_RUN x ``runs``
+    in all: runs with stolen CPU are repeated, but not without end), added
+    to ``entry``'s."""
     from ccarena.live.engine import load_live_scenario, run_live as live
 
     queue = name in QUEUE_SCENARIOS
     scenario = QUEUE_SCENARIOS[name] if queue else SCENARIOS[name]
-    bottleneck = QUEUE_BOTTLENECK if queue else "auto"
+    bottleneck = QUEUE_BOTTLENECK if queue else bottleneck
     done = runs_of(entry) if entry else []
     attempts = MAX_ATTEMPTS_PER_RUN * runs
     while len(clean({"runs": done})) < runs and len(done) < attempts:
@@ -189,7 +202,7 @@ def run_live(name: str, entry: dict[str, Any] | None, runs: int) -> dict[str, An
     if len(clean({"runs": done})) < runs:
         print(f"bench-fidelity: {name}: {len(clean({'runs': done}))} clean runs of {runs} after {len(done)} attempts; "
               "stopped", file=sys.stderr, flush=True)
-    return {"scenario": scenario, "runs": done, **({"bottleneck": bottleneck} if queue else {})}
+    return {"scenario": scenario, "runs": done, **({"bottleneck": bottleneck} if bottleneck != "auto" else {})}
 
 
 def shares(summary: dict[str, Any]) -> list[float]:
@@ -278,6 +291,10 @@ def main() -> int:
                              "scenario has --runs clean ones")
     parser.add_argument("--runs", type=int, default=LIVE_RUNS, help=f"live runs per scenario (default {LIVE_RUNS})")
     parser.add_argument("--only", metavar="A,B", help="these scenarios only")
+    parser.add_argument("--bottleneck", choices=("auto", "userspace"), default="auto",
+                        help="the live runs' bottleneck: auto (the live engine's default, the kernel's TBF + bfifo "
+                             "for these scenarios) or userspace (the delay line's queue, the simulator's), recorded "
+                             "and compared as NAME@userspace")
     parser.add_argument("--fresh", metavar="REASON",
                         help="with --live: start today's runs of each scenario anew, keeping the old ones "
                              "under 'superseded' with this reason")
@@ -296,27 +313,30 @@ def main() -> int:
         # Added to (or replacing scenarios of) today's file, scenario by
         # scenario, so that an interrupted run keeps what it measured.
         record = json.loads(path.read_text()) if path.exists() else {"date": date, "runs": args.runs, "results": {}}
+        keys = [entry_key(name, args.bottleneck) for name in names]
         if args.fresh:
-            for name in names:
-                if name in record["results"]:
+            for key in keys:
+                if key in record["results"]:
                     record.setdefault("superseded", []).append(
-                        {"scenario": name, "reason": args.fresh, "entry": record["results"].pop(name)})
-        for name in names:
-            record["results"][name] = run_live(name, record["results"].get(name), args.runs)
+                        {"scenario": key, "reason": args.fresh, "entry": record["results"].pop(key)})
+        for name, key in zip(names, keys, strict=True):
+            record["results"][key] = run_live(name, record["results"].get(key), args.runs, args.bottleneck)
             path.write_text(json.dumps(record, indent=1) + "\n")
         print(f"live results: {path}", file=sys.stderr)
     everything, where = live_results()
     if not everything:
         print("no live results under docs/ (run with --live as root)", file=sys.stderr)
         return 1
-    results = {n: r for n, r in everything.items() if n in names and clean(r)}
+    # The scenarios' entries on the bottleneck asked for, by scenario name.
+    results = {n: everything[entry_key(n, args.bottleneck)] for n in names
+               if entry_key(n, args.bottleneck) in everything and clean(everything[entry_key(n, args.bottleneck)])}
     live = {n: {"scenario": r["scenario"], "shares": clean(r), "runs": len(runs_of(r)), "stalling": stalling(r)}
             for n, r in results.items() if n in SCENARIOS}
     queues = {n: [run["queue_ms"] for run in runs_of(r) if run["steal"] <= MAX_STEAL]
               for n, r in results.items() if n in QUEUE_SCENARIOS}
     files = {}
     for name in results:
-        files.setdefault(where[name], []).append(name)
+        files.setdefault(where[entry_key(name, args.bottleneck)], []).append(name)
     print("live: each scenario's newest results file ("
           + "; ".join(f"{file}: {len(ns)} scenarios" for file, ns in sorted(files.items(), reverse=True))
           + f"), runs with at most {100 * MAX_STEAL:g}% of their CPU time stolen by the hypervisor; "
@@ -324,7 +344,8 @@ def main() -> int:
     if live:
         sims = {host: run_sim(list(live), host) for host in ("linux", "ideal")}
         text, verdicts = table(live, sims)
-        print("\nShare of the window, %:\n")
+        print("\nShare of the window, %" + (f" (live on the {args.bottleneck} bottleneck)" if args.bottleneck != "auto"
+                                           else "") + ":\n")
         print(text)
         print()
         for host, line in verdicts.items():

@@ -97,12 +97,14 @@ def test_the_bpf_builds_estimates_of_tx_in_flight_and_lost_act_like_the_exact_si
     # them per round (bbr3_core.h, deviation 2); estimate_tx_signals = 1
     # runs the estimates here. Measured, seeds 1-3: 1% random loss
     # 83.5-83.8 Mbit/s estimated vs 82.4-83.8 exact; against CUBIC at
-    # 0.5 BDP, Jain 0.82-0.88 vs 0.80-0.88. (At 2% loss, the threshold
-    # itself, they part: 50-54 vs 9-17 Mbit/s; see docs/algorithms.md.)
+    # 0.5 BDP, Jain 0.80-0.83 vs 0.80-0.86 (2026-11-29; one seed's Jain
+    # moves by 0.06 from seed to seed, so the means over the three are
+    # compared). (At 2% loss, the threshold itself, they part: 50-54 vs
+    # 9-17 Mbit/s; see docs/algorithms.md.)
     est = {"estimate_tx_signals": 1}
 
-    def run(flows, **kw):
-        doc = scenario([(cc, rtt) for cc, rtt, _ in flows], seed=1, **kw)
+    def run(flows, seed=1, **kw):
+        doc = scenario([(cc, rtt) for cc, rtt, _ in flows], seed=seed, **kw)
         for f, (_, _, params) in zip(doc["flow"], flows, strict=True):
             if params:
                 f["params"] = params
@@ -113,8 +115,9 @@ def test_the_bpf_builds_estimates_of_tx_in_flight_and_lost_act_like_the_exact_si
     estimated = run([("bbr3", "100ms", est)], **lossy)["goodput_total_mbps"]
     assert abs(estimated - exact) <= 0.05 * exact, (estimated, exact)
     shallow = dict(buffer="0.5bdp")
-    exact = run([("bbr3", "40ms", None), ("cubic", "40ms", None)], **shallow)["jain"]
-    estimated = run([("bbr3", "40ms", est), ("cubic", "40ms", None)], **shallow)["jain"]
+    seeds = (1, 2, 3)
+    exact = sum(run([("bbr3", "40ms", None), ("cubic", "40ms", None)], seed=s, **shallow)["jain"] for s in seeds) / 3
+    estimated = sum(run([("bbr3", "40ms", est), ("cubic", "40ms", None)], seed=s, **shallow)["jain"] for s in seeds) / 3
     assert abs(estimated - exact) <= 0.05, (estimated, exact)
 
 

@@ -33,14 +33,16 @@
 //! the bottleneck (the engine's TBF).
 //!
 //! With `--bottleneck` (a `sim::config::BottleneckConfig` as JSON), data
-//! packets (from a flow's address) first pass the simulator's bottleneck
-//! queue (link.rs), then their delay; ACKs only their delay. Given several
+//! packets (from a flow's address) first take their delay, then pass the
+//! simulator's bottleneck queue (link.rs), as in the simulator and on the
+//! kernel's bottleneck (which the router reaches after the delay line);
+//! ACKs only their delay. Given several
 //! times, or with `--flow-path ADDR=K[,K...]` / `--flow-reverse
 //! ADDR=K[,K...]` (link indices, the `--bottleneck`s in order from 0), it
 //! is a topology (network.rs): each flow's data crosses the links of its
 //! path (default: link 0), its ACKs those of its reverse path (default:
 //! none), each link followed by its `delay_ns`; a flow's own delay comes
-//! after the links. That queue
+//! before its data's links and after its ACKs'. That queue
 //! counts and serialises one wire packet per entry, so this mode keeps
 //! the device per-packet (no offloads): a 64-KB frame must not be one
 //! "packet" for RED, the drop decision or the per-packet serialisation.
@@ -379,6 +381,8 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Network>)> {
     let mut stats = Stats { realtime, gso, ..Stats::default() };
     let mut buf = vec![0u8; READ_BUFFER];
     let mut pending = Vec::new();
+    // Packets to write back to the TUN device now: (route key, due, frame).
+    let mut out: Vec<(usize, u64, Vec<u8>)> = Vec::new();
     loop {
         let now = sys::monotonic_ns();
         let next = match (queues.next_due(), network.as_ref().and_then(|n| n.next_event())) {
@@ -421,15 +425,17 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Network>)> {
                             trace.record(trace::Kind::Read, arrived, 0, key, &frame[header..])?;
                         }
                         match network.as_mut() {
-                            Some(network) => {
-                                network.advance(arrived, &mut |key, t, bytes| {
-                                    queues.push(key, t, bytes);
-                                });
+                            // An ACK crosses its reverse path's links (if
+                            // any), then takes its host delay.
+                            Some(network) if network::is_ack(key) => {
+                                network.advance(arrived, &mut |key, t, bytes| leave(&mut queues, &mut out, key, t, bytes));
                                 if let Some(bytes) = network.enter(arrived, key, frame.to_vec()) {
                                     queues.push(key, arrived, bytes);
                                 }
                             }
-                            None => {
+                            // Data takes its host delay first, then its
+                            // path's links; without a network, the delay only.
+                            _ => {
                                 queues.push(key, arrived, frame.to_vec());
                             }
                         }
@@ -440,27 +446,57 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Network>)> {
         }
         let now = sys::monotonic_ns();
         if let Some(network) = network.as_mut() {
-            network.advance(now, &mut |key, t, bytes| {
-                queues.push(key, t, bytes);
-            });
+            network.advance(now, &mut |key, t, bytes| leave(&mut queues, &mut out, key, t, bytes));
         }
         while let Some(packet) = queues.pop_due(now) {
-            if let (Some(network), 1) = (network.as_mut(), packet.key % 2) {
-                network.ack_delivered(packet.key / 2, packet.due_ns);
+            match network.as_mut() {
+                // Data done with its host delay enters its path's first link.
+                Some(network) if !network::is_ack(packet.key) => {
+                    network.advance(now, &mut |key, t, bytes| leave(&mut queues, &mut out, key, t, bytes));
+                    if let Some(bytes) = network.enter(now, packet.key, packet.bytes) {
+                        out.push((packet.key, packet.due_ns, bytes));
+                    }
+                    network.advance(now, &mut |key, t, bytes| leave(&mut queues, &mut out, key, t, bytes));
+                    continue;
+                }
+                Some(network) => network.ack_delivered(packet.key / 2, packet.due_ns),
+                None => {}
             }
-            let late = now - packet.due_ns;
-            stats.packets += 1;
-            stats.bytes += (packet.bytes.len() - header) as u64;
-            stats.segments += if gso { vnet::segments(&packet.bytes) } else { 1 };
-            stats.note_late(late);
-            if sys::write_packet(tun_fd, &packet.bytes).is_err() {
-                stats.write_errors += 1;
-            }
-            if let Some(trace) = trace.as_mut() {
-                trace.record(trace::Kind::Written, sys::monotonic_ns(), packet.due_ns, packet.key, &packet.bytes[header..])?;
-            }
+            out.push((packet.key, packet.due_ns, packet.bytes));
+            // Written in order of their due times, data and ACKs alike.
+            write_out(&mut out, now, tun_fd, header, gso, &mut stats, &mut trace)?;
+        }
+        write_out(&mut out, now, tun_fd, header, gso, &mut stats, &mut trace)?;
+    }
+}
+
+/// Where a packet leaving the network goes: data to the TUN device (it
+/// took its host delay before the links), an ACK to its host delay.
+fn leave(queues: &mut DelayQueues, out: &mut Vec<(usize, u64, Vec<u8>)>, key: usize, t_ns: u64, bytes: Vec<u8>) {
+    if network::is_ack(key) {
+        queues.push(key, t_ns, bytes);
+    } else {
+        out.push((key, t_ns, bytes));
+    }
+}
+
+/// Writes the packets in `out` (route key, due time, frame) back to the
+/// TUN device, counting each one's lateness at `now` and tracing it.
+fn write_out(out: &mut Vec<(usize, u64, Vec<u8>)>, now: u64, tun_fd: i32, header: usize, gso: bool,
+             stats: &mut Stats, trace: &mut Option<PacketTrace>) -> std::io::Result<()> {
+    for (key, due_ns, bytes) in out.drain(..) {
+        stats.packets += 1;
+        stats.bytes += (bytes.len() - header) as u64;
+        stats.segments += if gso { vnet::segments(&bytes) } else { 1 };
+        stats.note_late(now.saturating_sub(due_ns));
+        if sys::write_packet(tun_fd, &bytes).is_err() {
+            stats.write_errors += 1;
+        }
+        if let Some(trace) = trace.as_mut() {
+            trace.record(trace::Kind::Written, sys::monotonic_ns(), due_ns, key, &bytes[header..])?;
         }
     }
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -2,7 +2,7 @@
 //! them, as the simulator composes them (sim::topology, sim::flow_table).
 //!
 //! ```text
-//!  data:  TUN --> link p0 --(delay p0)--> link p1 --(delay p1)--> host delay (rtt/2) --> TUN
+//!  data:  TUN --> host delay (rtt/2) --> link p0 --(delay p0)--> link p1 --(delay p1)--> TUN
 //!  ACKs:  TUN --(jitter)--> link r0 --(delay r0)--> ...          --> host delay (rtt/2) --> TUN
 //!         or, without a reverse path: host delay (rtt/2 + the data path's delays + jitter)
 //! ```
@@ -11,8 +11,11 @@
 //! none overtakes another). A flow's data visits the links of its path in
 //! order, its ACKs those of its reverse path, where they queue behind
 //! whatever else crosses the link: the data of flows whose path it is
-//! (reverse traffic). The host delays stay in [`crate::queue::DelayQueues`]
-//! (where a route ends, [`Network::advance`] hands the packet over).
+//! (reverse traffic). The host delays stay in [`crate::queue::DelayQueues`]:
+//! data enters its first link when its delay is over (as the simulator's
+//! egress, sim::event_loop: the bottleneck at the receivers' end of the
+//! path), and an ACK's route ends in its delay ([`Network::advance`] hands
+//! the packet over).
 //!
 //! In a link, a flow's data has queue key `flow` and its ACKs `n_flows +
 //! flow` (the simulator's keys: fair queueing gives a flow's ACKs a queue
@@ -33,6 +36,11 @@ use crate::link::{Link, FULL_PACKET_WIRE};
 
 /// Route keys are the delay queues' keys: `2 * flow` for the flow's data,
 /// `2 * flow + 1` for its ACKs (crate::queue::DelayQueues::classify).
+/// True for an ACK's route key, false for data's.
+pub fn is_ack(key: usize) -> bool {
+    key % 2 == 1
+}
+
 pub fn data_key(flow: usize) -> usize {
     2 * flow
 }
@@ -184,8 +192,9 @@ impl Network {
     }
 
     /// A packet of route key `key` arrived at `now_ns` (call
-    /// [`Network::advance`] up to `now_ns` first). Returns it if its route
-    /// crosses no link (it goes straight to its host delay).
+    /// [`Network::advance`] up to `now_ns` first): data after its host
+    /// delay, an ACK from the receiver. Returns it if its route crosses no
+    /// link (it is then done with, or goes straight to, its host delay).
     pub fn enter(&mut self, now_ns: u64, key: usize, bytes: Vec<u8>) -> Option<Vec<u8>> {
         let flow = key / 2;
         if key == ack_key(flow) {

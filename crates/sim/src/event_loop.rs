@@ -2,13 +2,22 @@
 //! packets between them. The dumbbell:
 //!
 //! ```text
-//!  sender i --(data)--> bottleneck queue --(serialise)--> data pipe i (rtt_i/2)
-//!     ^                                                        |
-//!     +----------------- ack pipe i (rtt_i/2) <--(ACK)--- receiver i
+//!  sender i --(data)--> egress i (rtt_i/2) --> bottleneck queue --(serialise)--> receiver i
+//!     ^                                                                          |
+//!     +-------------------------- ack pipe i (rtt_i/2) <--(ACK)------------------+
 //! ```
+//! A flow's data takes its one-way delay before the bottleneck, its ACKs
+//! the other half after it: the bottleneck sits at the receivers' end of
+//! the paths, as in the live engine's testbed (its delay line holds data
+//! before the kernel's bottleneck, and its own bottleneck after the
+//! delay) and in ns-3's dumbbell (each sender's delay on its access
+//! link). Where the delay sits decides which queue a flow's first window
+//! meets: a 50 ms flow's first packets reach the bottleneck 25 ms after
+//! they leave (docs/host.md, "Where the delay sits").
 //! A topology ([`crate::topology`]) has several links; a flow's data
-//! crosses those of its path, each a queue, a serialiser and a delay, and
-//! its ACKs those of its reverse path (if any) before the ACK pipe.
+//! crosses those of its path after its egress, each a queue, a serialiser
+//! and a delay, and its ACKs those of its reverse path (if any) before the
+//! ACK pipe.
 //! The hosts at both ends ([`crate::host`]) add their timing: a flow's
 //! start phase, each ACK's turnaround (in the ACK pipe), a sender timer's
 //! lateness, and stalls of the path, which hold the packets on their way
@@ -73,11 +82,10 @@ enum Event {
     LinkTxDone { link: u32, gen: u32 },
     /// The head of a link's propagation pipe reaches the link's far end.
     LinkWire(u32),
-    /// The head of flow's data pipe reaches the receiver.
-    DataPipe(u32),
     /// The head of flow's ACK pipe reaches the sender.
     AckPipe(u32),
-    /// The head of flow's egress (packets a stall held) reaches the link.
+    /// The head of flow's egress (its one-way delay, and what a stall
+    /// held) reaches the first link of its path.
     Egress(u32),
     /// The head of flow's ACK egress (a reverse path's flow: the host's
     /// turnaround) reaches the first link of its reverse path.
@@ -297,28 +305,13 @@ impl Simulation {
                     self.events.schedule(t, Event::LinkWire(link));
                 }
             }
-            Event::DataPipe(f) => {
-                while let Some(pkt) = self.flows[f as usize].data_pipe.pop_due(now) {
-                    let fl = &mut self.flows[f as usize];
-                    fl.in_network = fl.in_network.checked_sub(1).expect("an arrival was in the network");
-                    let action = fl.receiver.on_data(now, &pkt);
-                    fl.note_completion(now);
-                    if let Some(ack) = fl.receiver.take_flushed() {
-                        self.send_ack(f, ack);
-                    }
-                    match action {
-                        RxAction::Ack(ack) => self.send_ack(f, ack),
-                        RxAction::ArmTimer(t) => {
-                            let epoch = self.flows[f as usize].epoch;
-                            self.events.schedule(t, Event::AckTimer { flow: f, epoch })
-                        }
-                        RxAction::Wait => {}
-                    }
+            Event::Egress(f) => {
+                while let Some(pkt) = self.flows[f as usize].egress.pop_due(now) {
+                    self.offer(pkt);
                 }
-                if let Some(t) = self.flows[f as usize].data_pipe.head_exit_ns() {
-                    self.events.schedule(t, Event::DataPipe(f));
+                if let Some(t) = self.flows[f as usize].egress.head_exit_ns() {
+                    self.events.schedule(t, Event::Egress(f));
                 }
-                self.note_activity(f);
             }
             Event::AckPipe(f) => {
                 while let Some(ack) = self.flows[f as usize].ack_pipe.pop_due(now) {
@@ -360,14 +353,6 @@ impl Simulation {
                     self.open_flow(flow);
                 }
             }
-            Event::Egress(f) => {
-                while let Some(pkt) = self.flows[f as usize].egress.pop_due(now) {
-                    self.offer(pkt);
-                }
-                if let Some(t) = self.flows[f as usize].egress.head_exit_ns() {
-                    self.events.schedule(t, Event::Egress(f));
-                }
-            }
             Event::AckOut(f) => {
                 let first = self.flows[f as usize].reverse_path[0];
                 let keys = self.keys;
@@ -398,7 +383,7 @@ impl Simulation {
             Event::RttChange { flow, idx } => {
                 let rtt = self.cfg.flows[flow as usize].rtt_schedule[idx as usize].rtt_ns;
                 let fl = &mut self.flows[flow as usize];
-                fl.data_pipe.set_delay(rtt / 2);
+                fl.egress.set_delay(rtt / 2);
                 fl.ack_pipe.set_delay(rtt - rtt / 2 + fl.ack_extra_ns);
             }
             Event::Arrival(w) => self.arrive(w),
@@ -532,10 +517,33 @@ impl Simulation {
         self.workloads[a.workload as usize].release();
     }
 
+    /// A data segment reaches flow `f`'s receiver, which ACKs it now or
+    /// arms its timer.
+    #[inline(always)]
+    fn receive(&mut self, f: u32, pkt: &DataPacket) {
+        let now = self.now_ns;
+        let fl = &mut self.flows[f as usize];
+        fl.in_network = fl.in_network.checked_sub(1).expect("an arrival was in the network");
+        let action = fl.receiver.on_data(now, pkt);
+        fl.note_completion(now);
+        if let Some(ack) = fl.receiver.take_flushed() {
+            self.send_ack(f, ack);
+        }
+        match action {
+            RxAction::Ack(ack) => self.send_ack(f, ack),
+            RxAction::ArmTimer(t) => {
+                let epoch = self.flows[f as usize].epoch;
+                self.events.schedule(t, Event::AckTimer { flow: f, epoch })
+            }
+            RxAction::Wait => {}
+        }
+        self.note_activity(f);
+    }
+
     /// A packet leaves `link` (serialised and propagated): a data segment
-    /// moves on to the next link of its flow's path or to the flow's data
-    /// pipe, an ACK to the next link of its reverse path or to the flow's
-    /// ACK pipe.
+    /// moves on to the next link of its flow's path or reaches the flow's
+    /// receiver, an ACK to the next link of its reverse path or to the
+    /// flow's ACK pipe.
     #[inline(always)]
     fn leave_link(&mut self, link: u32, pkt: DataPacket) {
         let now = self.now_ns;
@@ -544,11 +552,7 @@ impl Simulation {
             let f = pkt.flow;
             match next_hop(&self.flows[f as usize].data_links, link) {
                 Some(next) => self.offer_to(next, pkt),
-                None => {
-                    if let Some(t) = self.flows[f as usize].data_pipe.push(now, pkt) {
-                        self.events.schedule(t, Event::DataPipe(f));
-                    }
-                }
+                None => self.receive(f, &pkt),
             }
         } else {
             let f = pkt.flow - keys;
@@ -621,19 +625,16 @@ impl Simulation {
         let now = self.now_ns;
         let mut out = std::mem::take(&mut self.out);
         self.flows[f as usize].sender.poll(now, &mut out);
-        // During a stall of the path the packets wait for its end (and
-        // later ones behind them), as they would in a stalled host or delay line.
-        let held_until = if out.is_empty() { now } else { self.stalls.release(now, now) };
+        // Each packet takes the flow's one-way delay to the bottleneck; one
+        // due during a stall of the path waits for its end (and later ones
+        // behind it), as in a stalled host or delay line.
+        let stalls = &mut self.stalls;
         for pkt in out.drain(..) {
             let fl = &mut self.flows[f as usize];
             fl.sent += 1;
             fl.in_network += 1;
-            if held_until > now || !fl.egress.is_empty() {
-                if let Some(t) = fl.egress.push_with(now, pkt, |_| held_until) {
-                    self.events.schedule(t, Event::Egress(f));
-                }
-            } else {
-                self.offer(pkt);
+            if let Some(t) = fl.egress.push_with(now, pkt, |t| stalls.release(now, t)) {
+                self.events.schedule(t, Event::Egress(f));
             }
         }
         self.out = out;
@@ -698,7 +699,6 @@ impl Simulation {
                     arrived_segments: f.receiver.arrived_segments(),
                     dropped_segments: over(&data, &|l| l.queue.flow_drops(i)),
                     in_network_segments: over(&data, &|l| l.packets_of(key))
-                        + f.data_pipe.len() as u64
                         + f.egress.len() as u64,
                     rtt_mean_us: rtts.mean(),
                     rtt_p95_us: rtts.percentile(95.0).map(|us| us as f64),
@@ -937,6 +937,26 @@ mod tests {
     }
 
     #[test]
+    fn data_meets_the_bottleneck_its_one_way_delay_after_it_leaves() {
+        // A 50 ms flow alone: its SYN-ACK is back at 50 ms, its initial
+        // window leaves then and reaches the bottleneck 25 ms later (the
+        // bottleneck is at the receivers' end of the path, as in the live
+        // testbed and ns-3's dumbbell), and the receiver at once after it.
+        let carried = |end_ms: u64| {
+            let cfg = measured_whole(end_ms * MS, MS, 2_000_000, vec![flow("cubic", 50)]);
+            crate::validate(&cfg).unwrap();
+            let mut sim = Simulation::new(cfg);
+            assert!(sim.advance(&mut |_| false));
+            let r = sim.finish();
+            (r.flows[0].sent_segments, r.link.tx_packets_total, r.flows[0].arrived_segments)
+        };
+        assert_eq!(carried(74), (10, 0, 0));
+        // 1 ms later the link has sent 8 of them (0.12 ms each at 100
+        // Mbit/s), and each arrived as it was sent.
+        assert_eq!(carried(76), (10, 8, 8));
+    }
+
+    #[test]
     fn a_sized_flow_sends_its_bytes_once_and_reports_when_they_all_arrived() {
         // 1 MB = 691 segments (the last rounded up), alone on an empty
         // 100 Mbit/s, 10 ms path with a deep buffer: slow start from 10
@@ -974,7 +994,7 @@ mod tests {
         for slot in 0..sim.keys {
             let Some(f) = sim.flows.get(slot) else { continue };
             let in_links = |key: u32| sim.links.iter().map(|l| l.packets_of(key)).sum::<u64>();
-            let data = f.data_pipe.len() + f.egress.len() + in_links(slot) as usize;
+            let data = f.egress.len() + in_links(slot) as usize;
             let queued_acks = ack_key(slot).map_or(0, in_links) as usize;
             let acks = f.ack_pipe.len() + f.ack_out.as_ref().map_or(0, Pipe::len) + queued_acks;
             assert_eq!(f.in_network as usize, data + acks, "slot {slot} at {} ns", sim.now_ns);

@@ -46,7 +46,8 @@ pub struct Arrival {
 pub struct Flow {
     pub(crate) sender: TcpSender,
     pub(crate) receiver: Receiver,
-    pub(crate) data_pipe: Pipe<DataPacket>,
+    /// Its ACKs' way back: the second half of its RTT (and the host's
+    /// turnaround), after the receiver.
     pub(crate) ack_pipe: Pipe<AckPacket>,
     /// A flow with a reverse path: its ACKs after the host's turnaround,
     /// on their way to the first link of that path (None: the ACK pipe
@@ -57,8 +58,10 @@ pub struct Flow {
     pub(crate) ack_extra_ns: u64,
     /// How its ACKs arrive (recorded when the scenario has reverse paths).
     pub(crate) ack_clock: Option<AckClock>,
-    /// Packets sent during a stall of the path, held until it ends (and
-    /// those behind them, in order); empty without stalls.
+    /// Its data's way to the first link of its path: the first half of
+    /// its RTT (before the bottleneck: event_loop.rs), and a packet due
+    /// during a stall of the path held until it ends (and those behind
+    /// it, in order).
     pub(crate) egress: Pipe<DataPacket>,
     /// The flow's hosts: start phase, ACK turnaround, timer lateness.
     pub(crate) host: FlowHost,
@@ -123,7 +126,8 @@ impl Flow {
             },
             ops,
         );
-        // The hosts' RTT split evenly between the two directions.
+        // The hosts' RTT split evenly between the two directions: the
+        // data's half before its path's links, the ACKs' after them.
         let fwd = fc.rtt_ns / 2;
         // The host's jitter goes where the ACK leaves the receiver.
         let jitter = Jitter::for_flow(fc.jitter_ns, cfg.seed, seeds.stream);
@@ -135,7 +139,6 @@ impl Flow {
         Flow {
             sender,
             receiver: Receiver::new(key, cfg.mss, fc.ecn),
-            data_pipe: Pipe::new(fwd),
             ack_pipe: Pipe::with_jitter(fc.rtt_ns - fwd + ack_extra_ns, ack_jitter),
             ack_out,
             ack_extra_ns,
@@ -143,7 +146,7 @@ impl Flow {
                 let slowest = fc.data_links().iter().map(|&k| cfg.link(k as usize).rate_bps).min();
                 AckClock::new(wire_bytes, slowest.expect("a path has a link"))
             }),
-            egress: Pipe::new(0),
+            egress: Pipe::new(fwd),
             host: FlowHost::for_flow(cfg.host.as_ref(), cfg.seed, seeds.stream),
             wake_gen: 0,
             wake_at: None,

@@ -1,9 +1,9 @@
 //! A topology's links, and the ACKs that queue in them.
 //!
 //! ```text
-//!  sender --> link a --(delay a)--> link b --(delay b)--> data pipe (rtt/2) --> receiver
-//!     ^                                                                            |
-//!     +-- ACK pipe (rtt/2) <--(delay r)-- link r <-- ACK egress (host turnaround) --+
+//!  sender --> egress (rtt/2) --> link a --(delay a)--> link b --(delay b)--> receiver
+//!     ^                                                                          |
+//!     +-- ACK pipe (rtt/2) <--(delay r)-- link r <-- ACK egress (host turnaround) +
 //! ```
 //! A [`Link`] is one direction of a link: a queue discipline plus a
 //! serialiser ([`Bottleneck`]), then its propagation delay (a [`Pipe`]). A

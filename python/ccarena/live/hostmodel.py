@@ -10,8 +10,8 @@ simulator's host model (crates/sim/src/host.rs) to it.
    ACK that releases data times the sender. From the trace:
 
    - the receiver's part of each ACK's turnaround: from the instant a
-     segment was due at the receiver (its bottleneck departure plus the
-     one-way delay) to the instant the ACK that covers it exactly reached
+     segment was due at the receiver (the delay line's write of it: its
+     bottleneck departure, which follows its one-way delay) to the instant the ACK that covers it exactly reached
      the delay line (the delay line's lateness writing the segment, the
      router and veths, the receiver's stack and host);
    - the sender's part: from the instant an ACK was due at the sender to
