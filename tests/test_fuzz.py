@@ -174,8 +174,10 @@ def test_a_trace_link_is_never_used_above_its_opportunities():
     # once reported 1.0001 (4 of 189 fuzzed runs were above 1): the packet
     # leaving at the end of the run (an opportunity at 15 s, outside
     # [5 s, 15 s)) counted in the window.
-    # Ideal hosts: the host model's stalls leave a few opportunities unused
-    # (0.9999), which is not what this checks.
+    # The link stays saturated (so the end of the window is at stake):
+    # with ideal hosts it leaves at most one opportunity of the window
+    # unused (since each flow's data takes its delay before the link,
+    # 0.9999; before, 1.0), with the host model's stalls a few.
     doc = {"duration": "15s", "host": "ideal", "bottleneck": {"trace": TRACES[0], "buffer": "1bdp"},
            "flow": [{"cc": "reno", "rtt": "300ms", "count": 2}]}
     assert TRACES[0].endswith("const-12mbit.trace")
@@ -183,4 +185,4 @@ def test_a_trace_link_is_never_used_above_its_opportunities():
     raw = simulate(scenario, series=False)
     link = raw["link"]
     assert link["tx_bytes_window"] <= link["capacity_bytes_window"], link
-    assert metrics.summarize(scenario, raw)["utilization"] == 1.0
+    assert 0.9995 <= metrics.summarize(scenario, raw)["utilization"] <= 1.0

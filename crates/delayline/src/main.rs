@@ -451,8 +451,8 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Network>)> {
         while let Some(packet) = queues.pop_due(now) {
             match network.as_mut() {
                 // Data done with its host delay enters its path's first link.
+                // (The network is advanced to `now` already.)
                 Some(network) if !network::is_ack(packet.key) => {
-                    network.advance(now, &mut |key, t, bytes| leave(&mut queues, &mut out, key, t, bytes));
                     if let Some(bytes) = network.enter(now, packet.key, packet.bytes) {
                         out.push((packet.key, packet.due_ns, bytes));
                     }
