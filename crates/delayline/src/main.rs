@@ -463,7 +463,7 @@ fn run(args: Args) -> std::io::Result<(Stats, Option<Network>)> {
                 None => {}
             }
             out.push((packet.key, packet.due_ns, packet.bytes));
-            // Written in order of their due times, data and ACKs alike.
+            // Written as they fall due, with the data the network let out.
             write_out(&mut out, now, tun_fd, header, gso, &mut stats, &mut trace)?;
         }
         write_out(&mut out, now, tun_fd, header, gso, &mut stats, &mut trace)?;

@@ -36,17 +36,17 @@ use crate::link::{Link, FULL_PACKET_WIRE};
 
 /// Route keys are the delay queues' keys: `2 * flow` for the flow's data,
 /// `2 * flow + 1` for its ACKs (crate::queue::DelayQueues::classify).
-/// True for an ACK's route key, false for data's.
-pub fn is_ack(key: usize) -> bool {
-    key % 2 == 1
-}
-
 pub fn data_key(flow: usize) -> usize {
     2 * flow
 }
 
 pub fn ack_key(flow: usize) -> usize {
     2 * flow + 1
+}
+
+/// True for an ACK's route key ([`ack_key`]), false for data's.
+pub fn is_ack(key: usize) -> bool {
+    key % 2 == 1
 }
 
 /// A packet between two stages of its route.
