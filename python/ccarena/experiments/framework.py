@@ -108,15 +108,19 @@ class RunSpec:
     derive: tuple[str, ...] = ()
 
     @property
+    def duration_s(self) -> float:
+        """The run's simulated (or live) length, s."""
+        return units.parse_time(self.scenario["duration"]) / 1e9
+
+    @property
     def cost(self) -> float:
         """Relative cost, for scheduling the longest runs first: packets the
         run's links can carry (rate x duration), in millions."""
         links = self.scenario.get("link") or [self.scenario["bottleneck"]]
         # A trace's link has no rate: count it at 100 Mbit/s (an ordering hint only).
         rate = sum(units.parse_rate(link["rate"]) if "rate" in link else 100_000_000 for link in links)
-        duration_s = units.parse_time(self.scenario["duration"]) / 1e9
         flows = sum(int(f.get("count", 1)) for f in self.scenario.get("flow", []))
-        return rate * duration_s / 8 / units.PACKET_WIRE_BYTES / 1e6 * (1 + 0.02 * flows)
+        return rate * self.duration_s / 8 / units.PACKET_WIRE_BYTES / 1e6 * (1 + 0.02 * flows)
 
 
 @dataclass

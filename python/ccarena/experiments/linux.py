@@ -285,12 +285,13 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
         return Record(exp.name, date, quick, cannot=reason, host=host()), {}
     outcomes: dict[str, Outcome] = {}
     days = {date}
-    paths = {s.key: live_runs.path_of(store, exp.name, on_linux(s)) for s in specs} if store is not None else {}
+    live = {s.key: on_linux(s) for s in specs}
+    paths = {key: live_runs.path_of(store, exp.name, spec) for key, spec in live.items()} if store is not None else {}
     kept = {key: found for key, path in paths.items() if (found := live_runs.load(path)) is not None}
     if kept:
         log(f"ccarena: live: {exp.name}: {len(kept)} of {len(specs)} runs kept in {store / live_runs.DIRNAME} "
             f"(from {', '.join(sorted({day for _, day in kept.values()}))}), {len(specs) - len(kept)} to run")
-    left_s = sum(_duration_s(s) for s in specs if s.key not in kept)
+    left_s = sum(s.duration_s for s in specs if s.key not in kept)
     ran_s = wall_s = 0.0
     for i, spec in enumerate(specs, 1):
         if spec.key in kept:
@@ -302,12 +303,12 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
         # (set-up and teardown included), else at the runs' own length.
         eta = left_s * (wall_s / ran_s if ran_s else 1.0)
         log(f"ccarena: [live {exp.name} {i}/{len(specs)}] {spec.key} (~{_hours(eta)} left)")
-        outcome = runner.run_live(on_linux(spec), log=log, wait=wait)
+        outcome = runner.run_live(live[spec.key], log=log, wait=wait)
         if store is not None:
             live_runs.store(paths[spec.key], outcome, date)
         outcomes[spec.key] = outcome
-        ran_s += _duration_s(spec)
-        left_s -= _duration_s(spec)
+        ran_s += spec.duration_s
+        left_s -= spec.duration_s
         wall_s += outcome.wall_s
     try:
         rep = exp.analyse(outcomes, None, quick)
@@ -322,12 +323,6 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
     measured = {k: v for k, v in rep.measured.items() if k in judged}
     return Record(exp.name, date, quick, measured=measured, runs=len(specs), host=host(outcomes),
                   days=tuple(sorted(days))), outcomes
-
-
-def _duration_s(spec: RunSpec) -> float:
-    from ..units import parse_time
-
-    return parse_time(spec.scenario["duration"]) / 1e9
 
 
 def _hours(seconds: float) -> str:
