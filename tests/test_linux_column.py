@@ -199,6 +199,7 @@ def test_a_live_pass_runs_the_first_seeds_only():
 @pytest.mark.parametrize("args, message", [
     (["--live-reps", "3"], "--live-reps: repeats live runs: only with --live"),
     (["--live", "--live-reps", "0"], "--live-reps: must be >= 1, got 0"),
+    (["--live-store", "runs"], "--live-store: keeps live runs: only with --live"),
 ])
 def test_live_reps_errors(tmp_path, args, message):
     from conftest import run_cli

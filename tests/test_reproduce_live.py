@@ -224,7 +224,7 @@ def test_a_live_pass_keeps_each_run_and_resumes(tmp_path, monkeypatch):
 
     first = once("2026-01-01")
     assert calls == ["bbr/seed=1", "bbr/seed=2"] and first.days == ("2026-01-01",)
-    kept = sorted((tmp_path / live_runs.DIRNAME / "bbq-fig13").iterdir())
+    kept = sorted((tmp_path / "bbq-fig13").iterdir())
     assert len(kept) == 2 and all(p.suffix == ".npz" for p in kept)
     # Again: nothing runs; the analysis gets the same outcomes.
     second = once("2026-01-02")
@@ -271,5 +271,34 @@ def test_live_refuses_an_out_whose_live_runs_is_not_ours(tmp_path):
     (out / ".ccarena-reproduce").write_text('{"written_by": "ccarena", "kind": "reproduce"}\n')
     (out / "live-runs").write_text("mine\n")
     with pytest.raises(ScenarioError, match=r"live-runs exists and is not a directory of kept live runs"):
-        reproduce._check_store(out)
+        reproduce._check_store(out / live_runs.DIRNAME, "--out")
     assert (out / "live-runs").read_text() == "mine\n"
+
+
+def test_live_runs_elsewhere_resume_from_there(tmp_path, monkeypatch):
+    """--live-store RUNS keeps the runs in RUNS/NAME/ (e.g. a directory
+    committed with the project), not in the reproduction's directory; a
+    second pass into another --out resumes from them; a RUNS that is a
+    file is refused before anything runs, and left as it was."""
+    calls = []
+    monkeypatch.setattr(runner, "run_live", _fake_live(calls))
+    monkeypatch.setattr(reproduce, "check_live", lambda results: None)
+    monkeypatch.setattr("ccarena.live.engine.check_prerequisites", lambda: None)
+    monkeypatch.setattr("ccarena.live.engine.host_capacity", lambda *a: None)
+    exp = _two_run_experiment([])
+    monkeypatch.setattr(reproduce.registry, "get", lambda name: exp)
+    monkeypatch.setattr(reproduce.registry, "paper_of", lambda name: type("P", (), {"key": "bbq"})())
+    monkeypatch.setattr(reproduce, "write_experiment", lambda *a: (None, None))
+    runs = tmp_path / "committed"
+    for out in ("a", "b"):
+        reproduce.reproduce(["bbq-fig13"], tmp_path / out, live=True, live_results=tmp_path / "2026-01-01.json",
+                            live_store=runs, live_reps=2, jobs=1, progress=False)
+    assert calls == ["bbr/seed=1", "bbr/seed=2"]
+    assert len(list((runs / "bbq-fig13").glob("*.npz"))) == 2
+    assert not (tmp_path / "a" / live_runs.DIRNAME).exists()
+    bad = tmp_path / "file"
+    bad.write_text("mine\n")
+    with pytest.raises(ScenarioError, match=r"^--live-store: .*file exists and is not a directory of kept live runs"):
+        reproduce.reproduce(["bbq-fig13"], tmp_path / "c", live=True, live_results=tmp_path / "2026-01-01.json",
+                            live_store=bad, jobs=1, progress=False)
+    assert bad.read_text() == "mine\n" and not (tmp_path / "c").exists()

@@ -8,7 +8,7 @@
     ccarena live run SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]  (root)
     ccarena live cleanup [--wait [SECONDS]]
     ccarena compare SCENARIO.toml [--out DIR] [--set key=value ...] [--wait [SECONDS]]
-    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live [--wait [SECONDS]] [--live-results FILE]]
+    ccarena reproduce NAME... | all [--out DIR] [--jobs N] [--quick] [--live [--wait [SECONDS]] [--live-results FILE] [--live-store RUNS]]
     ccarena reproduce --list
 
 Any problem with the input is one line on stderr,
@@ -120,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
                           "live run is kept in DIR/live-runs as it finishes, so the same command again resumes")
     rep.add_argument("--live-results", type=Path, metavar="FILE",
                      help="with --live: the results file to add to (default: docs/linux/TODAY.json)")
+    rep.add_argument("--live-store", type=Path, metavar="RUNS",
+                     help="with --live: keep each live run in RUNS/NAME/ instead of DIR/live-runs/NAME/ (a pass "
+                          "resumes from the runs kept there, e.g. a directory committed with the project)")
     rep.add_argument("--live-reps", type=int, metavar="N",
                      help="with --live: repetitions of each point, its first N seeds (default 3; at most the seeds "
                           "the experiment runs)")
@@ -320,6 +323,8 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
         raise ScenarioError("--wait", "waits for the live testbed: only with --live")
     if args.live_results is not None and not args.live:
         raise ScenarioError("--live-results", "records live runs: only with --live")
+    if args.live_store is not None and not args.live:
+        raise ScenarioError("--live-store", "keeps live runs: only with --live")
     if args.live_reps is not None and not args.live:
         raise ScenarioError("--live-reps", "repeats live runs: only with --live")
     if args.live_reps is not None and args.live_reps < 1:
@@ -332,7 +337,7 @@ def _cmd_reproduce(args: argparse.Namespace, clock: CommandClock) -> int:
     print(f"ccarena: reproducing {', '.join(names)}{' (--quick)' if args.quick else ''}{' with live runs' if args.live else ''}",
           file=sys.stderr, flush=True)
     done = reproduce(names, args.out, quick=args.quick, jobs=args.jobs, index=everything, live=args.live,
-                     live_wait=args.wait, live_results=args.live_results,
+                     live_wait=args.wait, live_results=args.live_results, live_store=args.live_store,
                      **({"live_reps": args.live_reps} if args.live_reps is not None else {}))
     for exp, result in done:
         print(f"{exp.name}: {exp.figure}")

@@ -264,9 +264,9 @@ def run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | None
         store: Path | None = None) -> tuple[Record, dict[str, Outcome]]:
     """Every run of ``exp`` with its first ``reps`` seeds on the live
     engine, analysed by the experiment's own analysis (over those seeds):
-    its Record and the live outcomes by key. With ``store`` (a
-    reproduction's directory), each run is kept there as it finishes and
-    one kept earlier is not run again (:mod:`.live_runs`)."""
+    its Record and the live outcomes by key. With ``store`` (a directory
+    of kept runs), each run is kept there as it finishes and one kept
+    earlier is not run again (:mod:`.live_runs`)."""
     with first_seeds(reps):
         record, outcomes = _run(exp, paper, quick=quick, capacity_mbps=capacity_mbps, wait=wait, log=log, date=date,
                                 store=store)
@@ -289,7 +289,7 @@ def _run(exp: Experiment, paper: str, *, quick: bool, capacity_mbps: float | Non
     paths = {key: live_runs.path_of(store, exp.name, spec) for key, spec in live.items()} if store is not None else {}
     kept = {key: found for key, path in paths.items() if (found := live_runs.load(path)) is not None}
     if kept:
-        log(f"ccarena: live: {exp.name}: {len(kept)} of {len(specs)} runs kept in {store / live_runs.DIRNAME} "
+        log(f"ccarena: live: {exp.name}: {len(kept)} of {len(specs)} runs kept in {store} "
             f"(from {', '.join(sorted({day for _, day in kept.values()}))}), {len(specs) - len(kept)} to run")
     left_s = sum(s.duration_s for s in specs if s.key not in kept)
     ran_s = wall_s = 0.0

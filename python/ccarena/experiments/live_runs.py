@@ -2,9 +2,13 @@
 
 A ``--live`` pass runs one live run after another, and some take many
 hours (blog-fairness-map, ~21 h at three repetitions). Each run is stored
-the moment it finishes, in the reproduction's directory:
+the moment it finishes, by default in the reproduction's directory:
 
     DIR/live-runs/NAME/<digest>.npz
+
+(``--live-store RUNS`` puts them in RUNS/NAME/ instead, for instance in a
+directory committed with the project, so that a pass longer than a
+working session continues on another machine of the same kernel).
 
 written whole or not at all (rundir.atomic_file). The digest covers
 everything that decides what the run measures:
@@ -44,7 +48,8 @@ import numpy as np
 from ..rundir import atomic_file
 from .framework import Outcome, RunSpec
 
-#: The directory of stored runs inside a reproduction's directory.
+#: The directory of stored runs inside a reproduction's directory, unless
+#: ``--live-store`` names another.
 DIRNAME = "live-runs"
 
 _ROOT = Path(__file__).resolve().parents[3]
@@ -79,8 +84,10 @@ def digest(spec: RunSpec) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def path_of(root: Path, experiment: str, spec: RunSpec) -> Path:
-    return Path(root) / DIRNAME / experiment / f"{digest(spec)}.npz"
+def path_of(runs: Path, experiment: str, spec: RunSpec) -> Path:
+    """Where ``spec``'s run of ``experiment`` is kept in the directory of
+    kept runs ``runs``."""
+    return Path(runs) / experiment / f"{digest(spec)}.npz"
 
 
 def store(path: Path, outcome: Outcome, date: str | None = None) -> None:
@@ -92,7 +99,7 @@ def store(path: Path, outcome: Outcome, date: str | None = None) -> None:
     arrays.update({f"flow/{k}": v for k, v in outcome.flow.items()})
     arrays.update({f"link/{k}": v for k, v in outcome.link.items()})
     with atomic_file(path) as tmp, open(tmp, "wb") as f:
-        np.savez(f, **arrays)
+        np.savez_compressed(f, **arrays)  # small enough to commit (a 600-s run: ~10 kB)
 
 
 def load(path: Path) -> tuple[Outcome, str] | None:

@@ -64,8 +64,8 @@ def run_linux(
 ) -> dict[str, list[str]]:
     """Every run of every experiment on the testbed (linux.run), each
     experiment's record added to ``results`` as soon as it is done, and
-    with ``store`` (the reproduction's directory) each run kept there as
-    it finishes, so that an interrupted pass resumes (live_runs.py); the
+    with ``store`` (a directory of kept runs) each run kept there as it
+    finishes, so that an interrupted pass resumes (live_runs.py); the
     runs an experiment marks for its own prose are added to ``outcomes``
     under ``live/KEY``. Returns those keys, per experiment."""
     from ..live.engine import check_prerequisites, host_capacity
@@ -85,13 +85,12 @@ def run_linux(
     return ran
 
 
-def _check_store(out: Path) -> None:
-    """Fail (nothing written) unless DIR/live-runs can hold the live runs:
-    absent or a directory."""
-    store = Path(out) / live_runs.DIRNAME
+def _check_store(store: Path, field: str) -> None:
+    """Fail (nothing written) unless ``store`` can hold the live runs:
+    absent or a directory (``field`` names the option that chose it)."""
     if store.is_symlink() or (store.exists() and not store.is_dir()):
-        raise ScenarioError("--out", f"{store} exists and is not a directory of kept live runs; it is left alone: "
-                                     "choose another --out")
+        raise ScenarioError(field, f"{store} exists and is not a directory of kept live runs; it is left alone: "
+                                   f"choose another {field}")
 
 
 def _is_date(text: str) -> bool:
@@ -173,14 +172,16 @@ def reproduce(
     live_wait: float | None = None,
     live_results: Path | None = None,
     live_reps: int = linux.DEFAULT_REPS,
+    live_store: Path | None = None,
     progress: runner.Progress | bool | None = True,
 ) -> list[tuple[Experiment, Result]]:
     """Run, analyse and write the named experiments under ``out``; with
     ``index``, also ``out/index.md``; with ``live``, also every run on the
     live engine (each waiting ``live_wait`` s for the testbed, as
     ``run_live``'s ``wait``), recorded in ``live_results`` (default:
-    today's docs/linux/DATE.json), each run kept in ``out/live-runs`` as
-    it finishes so that the same call again resumes (live_runs.py). Unknown names, unwritable outputs and
+    today's docs/linux/DATE.json), each run kept in ``live_store``
+    (default ``out/live-runs``) as it finishes so that the same call again
+    resumes (live_runs.py). Unknown names, unwritable outputs and
     (with ``live``) a host without the testbed raise ScenarioError before
     anything runs."""
     experiments = [registry.get(name) for name in names]
@@ -188,14 +189,15 @@ def reproduce(
     results = live_results if live_results is not None else linux.default_path()
     if live:
         check_live(results)
-        _check_store(out)
+        store = Path(live_store) if live_store is not None else Path(out) / live_runs.DIRNAME
+        _check_store(store, "--out" if live_store is None else "--live-store")
     jobs = runner.default_jobs() if jobs is None else jobs
     started = time.perf_counter()
     outcomes = run_experiments(experiments, quick=quick, jobs=jobs, progress=progress)
     if live:
-        open_output(out)  # the live runs are kept in it as they finish
+        open_output(out)  # by default the live runs are kept in it as they finish
     live_keys = (run_linux(experiments, outcomes, quick=quick, results=results, wait=live_wait, reps=live_reps,
-                           store=out) if live else {})
+                           store=store) if live else {})
     open_output(out)
     done = []
     results = []
