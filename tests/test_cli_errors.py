@@ -125,6 +125,9 @@ def _nothing_written(tmp_path, before):
         ("flow.0.stop=200s", "flow[0].stop", "after the end of the run"),
         ("flow.0.params.beta=1e30", "flow[0].params.beta", "unknown parameter"),
         ("flow.0.count=10001", "flow[0].count", "less than or equal to 10000"),
+        ("flow.0.size=0.4B", "flow[0].size", "'0.4B' rounds to 0 bytes"),
+        ("host=/dev/zero", "host", "'/dev/zero' is not a regular file"),
+        ("flow.0.cc=a\nb", "flow[0].cc", "unknown congestion control 'a\\nb'"),
     ],
 )
 def test_values_beyond_what_the_engine_holds_are_one_line(tmp_path, override, field, fragment):
@@ -137,6 +140,43 @@ def test_values_beyond_what_the_engine_holds_are_one_line(tmp_path, override, fi
 
 
 HUGE = "1" + "0" * 25  # past every u64 of the engine, as a number of any unit
+
+WORKLOAD = GOOD + """
+[[workload]]
+cc = "cubic"
+rtt = "10ms"
+"""
+LINK = """duration = "3s"
+[[link]]
+name = "a"
+trace = "no-such.trace"
+buffer = "50KB"
+[[flow]]
+cc = "bbr"
+rtt = "10ms"
+path = ["a"]
+"""
+
+
+@pytest.mark.parametrize(("text", "field", "fragment"), [
+    # The engine was the first to refuse these, or Python crashed (exit 1).
+    (WORKLOAD + 'size = "0.4B"\nload = 0.5\n', "workload[0].size", "rounds to 0 bytes"),
+    (WORKLOAD + 'size = "1024GiB"\nload = 5e-324\n', "workload[0].load", "no flow would ever arrive"),
+    (WORKLOAD + 'size = "10KB"\narrival_rate = 1' + "0" * 400 + "\n", "workload[0].arrival_rate",
+     "above the engine's limit"),
+    (GOOD.replace('buffer = "2MB"', 'buffer = "2MB"\naqm = "pie"\n[bottleneck.pie]\nbeta = inf'),
+     "bottleneck.pie.beta", "inf is not a finite number"),
+    (GOOD + '[host]\nack_delay_ns = [[0.0, 0], [nan, 5], [1.0, 9]]\n', "host.ack_delay_ns[1][0]", "greater than"),
+    (GOOD + '[host]\nstalls_per_s = 1' + "0" * 400 + '\nstall_length_ns = [[0.0, 1], [1.0, 2]]\n',
+     "host.stalls_per_s", "above the engine's limit"),
+    (LINK, "link[0].trace", "cannot read 'no-such.trace'"),
+])
+def test_input_the_engine_refused_or_python_crashed_on(tmp_path, text, field, fragment):
+    (tmp_path / "s.toml").write_text(text)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    proc = run_cli("run", "s.toml", "--out", "out", cwd=tmp_path)
+    _check_one_line_error(proc, field, fragment)
+    _nothing_written(tmp_path, before)
 
 
 def _huge_field(overrides):
@@ -245,3 +285,12 @@ def test_engine_crash_is_an_internal_error_with_a_bug_line(tmp_path):
     assert "please report it" in last
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_byte_order_mark_is_not_part_of_the_scenario(tmp_path):
+    """Some editors begin UTF-8 files with a byte-order mark; TOML has no
+    place for it, so it is not read as text."""
+    import ccarena
+
+    (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    assert ccarena.load_scenario(tmp_path / "bom.toml").config == ccarena.load_scenario(GOOD).config

@@ -81,6 +81,10 @@ def test_result_save_refuses_a_users_directory(tmp_path):
 def test_api_rejects_an_out_that_is_not_a_path(tmp_path):
     with pytest.raises(ccarena.ScenarioError, match="expected a directory path"):
         ccarena.run(DOC, out=5)
+    result = ccarena.run(DOC)
+    for out in (5, None):
+        with pytest.raises(ccarena.ScenarioError, match=r"^out: expected a directory path"):
+            result.save(out)
 
 
 def test_temporaries_of_a_killed_run_are_removed_by_the_next_one(tmp_path):

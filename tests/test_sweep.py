@@ -145,6 +145,55 @@ def test_the_table_has_a_row_per_point_that_run_point_reproduces(tmp_path):
     assert table[5]["flow.0.share"] == alone["flows"][0]["share"]
 
 
+def test_relative_files_are_the_sweep_files_wherever_points_run(tmp_path):
+    """A sweep's size file, host model file and link trace are relative
+    to the sweep file, in its base and in its axes, for the sweep and for
+    `run --point`, also when the working directory holds files of the
+    same names (which must not be read)."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "sizes.cdf").write_text("1000 0\n2000 1\n")
+    (tmp_path / "sizes.cdf").write_text("50000 0\n51000 1\n")
+    (sub / "host.toml").write_text("start_spread_ns = 1000\n")
+    (tmp_path / "host.toml").write_text("start_spread_ns = 2000\n")
+    (sub / "link.trace").write_text("1\n2\n")
+    (tmp_path / "link.trace").write_text("1\n")
+    write(sub, """duration = "2s"
+[measure]
+from = "1s"
+[[link]]
+name = "a"
+trace = "link.trace"
+buffer = "50KB"
+[[flow]]
+cc = "bbr"
+rtt = "10ms"
+path = ["a"]
+[[workload]]
+cc = "cubic"
+rtt = "10ms"
+path = ["a"]
+sizes = "sizes.cdf"
+load = 0.3
+[sweep]
+host = ["host.toml", "linux"]
+""", "w.toml")
+    proc = run_cli("sweep", "sub/w.toml", "--out", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    index = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    point = [json.loads((tmp_path / "out" / "points" / f"{e['key']}.json").read_text())["summary"]
+             for e in index["points"]]
+    proc = run_cli("run", "sub/w.toml", "--point", "0", "--out", "p0", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    alone = json.loads((tmp_path / "p0" / "summary.json").read_text())
+    for summary in (point[0], alone):
+        config = summary["scenario"]["config"]
+        assert config["host"]["start_spread_ns"] == 1000
+        assert [w["mean_size_bytes"] for w in summary["workloads"]] == [1500.0]
+        assert summary["scenario"]["input"]["link"][0]["trace"] == str(sub / "link.trace")
+    assert alone == point[0]
+
+
 def test_a_rerun_computes_nothing_and_writes_the_same_bytes(tmp_path):
     sweep_file = write(tmp_path, SMALL)
     out = tmp_path / "out"

@@ -99,6 +99,9 @@ def test_bdp_bytes_is_rate_times_rtt():
         (units.parse_size, "-2MB", "must be > 0"),
         (units.parse_size, "2Mbit", "unknown size unit 'Mbit'"),
         (units.parse_size, "lots", "malformed size"),
+        (units.parse_rate, "\u0661\u0660Mbit", "malformed rate"),  # Arabic-Indic digits
+        (units.parse_rate, "\uff11\uff10Mbit", "malformed rate"),  # full-width digits
+        (units.parse_time, "10\u00a0ms", "malformed time"),  # a no-break space
     ],
 )
 def test_bad_quantities_explain_themselves(parser, text, fragment):

@@ -121,6 +121,18 @@ def test_the_table_and_the_plot_fold_flows_by_the_same_rule():
     assert row[:5] == ["all", "reno", f"10-{10 + MAX_SHOWN}", "ms", str(MAX_SHOWN + 1)]
 
 
+def test_a_groups_share_is_its_goodputs_not_a_sum_of_rounded_shares():
+    """30,000 equal flows: each share rounds to 3.3e-05 in summary.json,
+    which added up make 99.0%; the row gives the group's goodput share."""
+    from ccarena.flow_groups import Group
+    from ccarena.results import _group_rows
+
+    n = 30_000
+    flows = [{"goodput_mbps": 1.0, "share": round(1 / n, 6), "cc": "reno", "rtt_ms": 10.0, "retransmits": 0}] * n
+    (row,) = _group_rows(flows, [Group(None, list(range(n)))])[1:]
+    assert row[6] == "100.0%"
+
+
 # ------------------------------------------------------------------ ccs
 
 

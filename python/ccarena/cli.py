@@ -155,14 +155,18 @@ def _add_kernel_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore
 
 
 def _error(message: str, status: int) -> int:
-    print(f"ccarena: error: {message}", file=sys.stderr)
+    from .errors import one_line
+
+    print(f"ccarena: error: {one_line(message)}", file=sys.stderr)
     return status
 
 
 def _warn(scenarios: Iterable["ResolvedScenario"]) -> None:
     """The scenarios' warnings (ResolvedScenario.warnings), each once."""
+    from .errors import one_line
+
     for line in dict.fromkeys(w for scenario in scenarios for w in scenario.warnings()):
-        print(f"ccarena: warning: {line}", file=sys.stderr, flush=True)
+        print(f"ccarena: warning: {one_line(line)}", file=sys.stderr, flush=True)
 
 
 def _cmd_run(args: argparse.Namespace, clock: CommandClock) -> int:

@@ -30,13 +30,13 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, StrictFloat, StrictInt, ValidationError
 
 from .errors import ScenarioError
 from .scenario_limits import check
-from .scenario_types import Strict
+from .scenario_types import Strict, read_small_file
 
 #: The directory of the named models.
 MODELS = Path(__file__).parent / "hosts"
@@ -47,8 +47,11 @@ IDEAL = "ideal"
 #: The distributions of a model, by key (scenario and engine alike).
 DISTRIBUTIONS = ("ack_delay_ns", "timer_lateness_ns", "stall_length_ns")
 
+#: A cumulative probability (NaN, infinities and integers too large for a
+#: float fail here, naming the point).
+Probability = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)]
 #: A distribution's point: (cumulative probability, ns).
-Point = tuple[StrictFloat | StrictInt, StrictInt]
+Point = tuple[Probability, StrictInt]
 
 
 class HostTable(Strict):
@@ -83,11 +86,20 @@ def _table(doc: Any, path: str) -> HostTable:
         raise ScenarioError(f"{path}.{where}" if where else path, first["msg"].lower()) from None
 
 
+#: A host model file is a few lines of TOML; anything larger is not one.
+MAX_MODEL_FILE_BYTES = 1 << 20
+
+
+def is_model_file(value: str) -> bool:
+    """Whether a scenario's ``host`` string names a model file (a path or
+    a ``.toml`` name) rather than a named model."""
+    return "/" in value or value.endswith(".toml")
+
+
 def _read_file(file: Path, path: str) -> HostTable:
+    data = read_small_file(file, str(file), path, MAX_MODEL_FILE_BYTES, "a host model")
     try:
-        doc = tomllib.loads(file.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ScenarioError(path, f"cannot read host model {str(file)!r}: {err.strerror or err}") from None
+        doc = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ScenarioError(path, f"{str(file)!r} is not a host model (TOML): {err}") from None
     return _table(doc, path)
@@ -104,7 +116,7 @@ def resolve_host(value: str | HostTable | None, base_dir: Path | None,
         table, shown = value, value.model_dump()
     elif value == IDEAL:
         return None, IDEAL
-    elif "/" not in value and not value.endswith(".toml"):
+    elif not is_model_file(value):
         if value not in names():
             raise ScenarioError(path, f"unknown host model {value!r} (known: {', '.join(names())}; "
                                       "or a model file, or a [host] table)")
@@ -115,7 +127,7 @@ def resolve_host(value: str | HostTable | None, base_dir: Path | None,
     check(f"{path}.start_spread_ns", table.start_spread_ns, table.start_spread_ns, "ns", limits,
           shown=f"{table.start_spread_ns} ns")
     check(f"{path}.stalls_per_s", table.stalls_per_s, table.stalls_per_s, "hz", limits,
-          shown=f"{table.stalls_per_s:g} per second")
+          shown=f"{_number(table.stalls_per_s)} per second")
     for key in DISTRIBUTIONS:
         _check_distribution(f"{path}.{key}", getattr(table, key), limits)
     if table.stalls_per_s and not table.stall_length_ns:
@@ -131,6 +143,11 @@ def resolve_host(value: str | HostTable | None, base_dir: Path | None,
         "hz": table.hz,
     }
     return config, shown
+
+
+def _number(x: float | int) -> str:
+    # An integer as written (TOML's can be too large for a float's :g).
+    return str(x) if isinstance(x, int) else f"{x:g}"
 
 
 def _check_distribution(path: str, points: list[tuple[float, int]], limits: Mapping[str, int]) -> None:

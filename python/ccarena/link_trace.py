@@ -29,7 +29,6 @@ from . import units
 from .errors import ScenarioError
 from .scenario_types import check_regular_file
 
-FIELD = "bottleneck.trace"
 #: Bytes of text read at most (10^7 opportunities of up to ~10 characters).
 MAX_TRACE_FILE_BYTES = 128 << 20
 #: Bytes read at a time: a chunk's numbers and their text cost a few MB.
@@ -45,27 +44,28 @@ def summary_of(trace: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in trace.items() if key != "gaps_ms"}
 
 
-def read_trace(path_text: str, limits: Mapping[str, int]) -> dict[str, Any]:
+def read_trace(path_text: str, limits: Mapping[str, int], field: str = "bottleneck.trace") -> dict[str, Any]:
     """The trace file as the engine's ``TraceConfig``, validated: lines of
     non-negative whole ms, never decreasing, the last (the period) after 0
-    and within the engine's limits of lines and period."""
+    and within the engine's limits of lines and period; problems name
+    ``field``, the key that names the file."""
     path = Path(path_text)
-    check_regular_file(path, path_text, FIELD)
-    reader = _Reader(path_text, limits["max_trace_opportunities"], limits["max_trace_period_ns"] // 1_000_000)
+    check_regular_file(path, path_text, field)
+    reader = _Reader(path_text, limits["max_trace_opportunities"], limits["max_trace_period_ns"] // 1_000_000, field)
     with open(path, "rb") as handle:
-        for chunk, first_line in _chunks(handle, path_text):
+        for chunk, first_line in _chunks(handle, path_text, field):
             reader.add(chunk, first_line)
     return reader.config()
 
 
-def _chunks(handle: IO[bytes], path_text: str) -> Iterator[tuple[bytes, int]]:
+def _chunks(handle: IO[bytes], path_text: str, field: str) -> Iterator[tuple[bytes, int]]:
     """The file in chunks of whole lines, each with its first line's number."""
     rest, line, read = b"", 1, 0
     while True:
         data = handle.read(CHUNK_BYTES)
         read += len(data)
         if read > MAX_TRACE_FILE_BYTES:
-            raise ScenarioError(FIELD, f"{path_text!r} is larger than {MAX_TRACE_FILE_BYTES >> 20} MiB")
+            raise ScenarioError(field, f"{path_text!r} is larger than {MAX_TRACE_FILE_BYTES >> 20} MiB")
         text = rest + data
         # Cut after the last "\n" (a "\r\n" stays whole); at the end, all.
         cut = text.rfind(b"\n") + 1 if data else len(text)
@@ -80,8 +80,8 @@ def _chunks(handle: IO[bytes], path_text: str) -> Iterator[tuple[bytes, int]]:
 class _Reader:
     """Checks a trace's chunks in order and keeps what the engine needs."""
 
-    def __init__(self, path_text: str, max_lines: int, max_ms: int) -> None:
-        self.path_text, self.max_lines, self.max_ms = path_text, max_lines, max_ms
+    def __init__(self, path_text: str, max_lines: int, max_ms: int, field: str) -> None:
+        self.path_text, self.max_lines, self.max_ms, self.field = path_text, max_lines, max_ms, field
         self.count, self.last_ms = 0, 0
         self.digest = hashlib.sha256()
         self.gaps: list[bytes] = []
@@ -99,7 +99,7 @@ class _Reader:
             values = self._lines(chunk, first_line)
         values = np.asarray(values, dtype=np.uint32)
         if self.count + values.size > self.max_lines:
-            raise ScenarioError(FIELD, f"{self.path_text!r} has more than the engine's limit of {self.max_lines} lines")
+            raise ScenarioError(self.field, f"{self.path_text!r} has more than the engine's limit of {self.max_lines} lines")
         if not values.size:
             return
         self.digest.update((b"," if self.count else b"") + _ns_text(chunk, values))
@@ -118,13 +118,13 @@ class _Reader:
                 continue
             if not text.isdigit():
                 shown = text.decode("utf-8", errors="replace")[:20]
-                raise ScenarioError(FIELD, f"{self.path_text!r} line {number}: {shown!r} is not a whole number of ms")
+                raise ScenarioError(self.field, f"{self.path_text!r} line {number}: {shown!r} is not a whole number of ms")
             ms = int(text)
             if ms < prev:
-                raise ScenarioError(FIELD, f"{self.path_text!r} line {number}: {ms} ms is before the line above "
+                raise ScenarioError(self.field, f"{self.path_text!r} line {number}: {ms} ms is before the line above "
                                            f"({prev} ms)")
             if ms > self.max_ms:
-                raise ScenarioError(FIELD, f"{self.path_text!r} line {number}: {ms} ms is beyond the engine's limit "
+                raise ScenarioError(self.field, f"{self.path_text!r} line {number}: {ms} ms is beyond the engine's limit "
                                            f"of {units.format_time(self.max_ms * 1_000_000)} for a trace's period")
             out.append(ms)
             prev = ms
@@ -132,7 +132,7 @@ class _Reader:
 
     def config(self) -> dict[str, Any]:
         if not self.count or self.last_ms == 0:
-            raise ScenarioError(FIELD, f"{self.path_text!r} has no opportunity after 0 ms (its last line is its period)")
+            raise ScenarioError(self.field, f"{self.path_text!r} has no opportunity after 0 ms (its last line is its period)")
         return {
             "opportunities": self.count,
             "gaps_ms": base64.b64encode(b"".join(self.gaps)).decode("ascii"),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import metrics, tables, units, workload_results
+from .errors import ScenarioError
 from .flow_groups import Group, flow_groups
 from .rundir import atomic_dir
 from .scenario import ResolvedScenario
@@ -63,6 +64,8 @@ class Result:
 
     def save(self, out: str | Path) -> Path:
         """Write the run directory atomically (replacing an older run)."""
+        if not isinstance(out, str | Path):
+            raise ScenarioError("out", f"expected a directory path, got {type(out).__name__}")
         out = Path(out)
         with atomic_dir(out, "run") as tmp:
             self.write_files(tmp)
@@ -166,6 +169,9 @@ def _group_rows(flows: list[dict[str, Any]], groups: list[Group]) -> list[tuple[
     """A row per group of flows: how many, their goodput (mean, min-max),
     the group's share of the total and its retransmits."""
     rows = [("entry", "cc", "rtt", "flows", "mean Mbit/s", "min-max Mbit/s", "share", "retransmits")]
+    # A group's share from its goodput: summary.json's shares are rounded
+    # (to 1e-6), and thousands of them added up drift by a percent.
+    total = sum(f["goodput_mbps"] for f in flows)
     for g in groups:
         members = [flows[i] for i in g.flows]
         goodput = [f["goodput_mbps"] for f in members]
@@ -179,7 +185,7 @@ def _group_rows(flows: list[dict[str, Any]], groups: list[Group]) -> list[tuple[
             str(len(members)),
             f"{sum(goodput) / len(goodput):.2f}",
             f"{min(goodput):.2f}-{max(goodput):.2f}",
-            "n/a" if None in shares else _share(sum(shares)),
+            "n/a" if None in shares else _share(sum(goodput) / total if total > 0 else sum(shares)),
             str(sum(f["retransmits"] for f in members)),
         ))
     return rows

@@ -26,13 +26,13 @@ from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from . import topology, units
 from .errors import ScenarioError
-from .host import HostTable, resolve_host
+from .host import HostTable, is_model_file, resolve_host
 from .scenario_app import App, resolve_app
 from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
 from .scenario_limits import check as check_limits
 from .scenario_limits import engine_limits
 from .scenario_types import Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
-from .scenario_workload import ResolvedWorkload, Workload, app_bytes, check_totals, resolve_workload, sizes_path
+from .scenario_workload import ResolvedWorkload, Workload, app_bytes, check_totals, resolve_workload
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -316,10 +316,37 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     if len(data) > MAX_SCENARIO_BYTES:
         raise ScenarioError(where, f"larger than {MAX_SCENARIO_BYTES // 1024} KiB: not a scenario file")
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: a byte-order mark (as some editors write) is not text.
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise ScenarioError(where, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     return parse_toml(text, origin=where)
+
+
+def absolute_paths(doc: Mapping[str, Any], base_dir: Path | None) -> dict[str, Any]:
+    """A copy of the scenario document ``doc`` with every file it names
+    made absolute against ``base_dir`` (what its relative paths are
+    relative to; None: the working directory): the bottleneck's and the
+    links' traces, the workloads' size files and a host model file. A
+    sweep's points run elsewhere and a run directory's scenario.toml is
+    read from elsewhere; both must name the files the scenario named.
+    Values of the wrong type are left for validation to refuse."""
+    doc = copy.deepcopy(dict(doc))
+
+    def absolute(text: str) -> str:
+        path = Path(text)
+        return str((path if base_dir is None or path.is_absolute() else base_dir / path).resolve())
+
+    links = [doc.get("bottleneck")] + (doc["link"] if isinstance(doc.get("link"), list) else [])
+    for link in links:
+        if isinstance(link, dict) and isinstance(link.get("trace"), str):
+            link["trace"] = absolute(link["trace"])
+    for workload in doc["workload"] if isinstance(doc.get("workload"), list) else []:
+        if isinstance(workload, dict) and isinstance(workload.get("sizes"), str):
+            workload["sizes"] = absolute(workload["sizes"])
+    if isinstance(doc.get("host"), str) and is_model_file(doc["host"]):
+        doc["host"] = absolute(doc["host"])
+    return doc
 
 
 def parse_toml(text: str, origin: str = "scenario") -> dict[str, Any]:
@@ -415,15 +442,7 @@ class ResolvedScenario:
         """The scenario as a TOML file would say it (the keys given, with
         any overrides applied; a relative trace path made absolute), for
         a run directory's scenario.toml."""
-        doc = self.model.model_dump(exclude_unset=True, by_alias=True, mode="json")
-        for link in [doc.get("bottleneck", {}), *doc.get("link", [])]:
-            trace = link.get("trace")
-            if trace is not None and self.base_dir is not None and not Path(trace).is_absolute():
-                link["trace"] = str((self.base_dir / trace).resolve())
-        for workload in doc.get("workload", []):
-            if "sizes" in workload:
-                workload["sizes"] = str(sizes_path(workload["sizes"], self.base_dir).resolve())
-        return doc
+        return absolute_paths(self.model.model_dump(exclude_unset=True, by_alias=True, mode="json"), self.base_dir)
 
     def warnings(self) -> list[str]:
         """What the scenario asks for and does not get, as
@@ -571,7 +590,7 @@ def _resolve_link(
         if bn.schedule:
             raise ScenarioError(f"{at}.schedule", "a trace sets the rate over time; give no schedule with it")
         trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
-        trace = read_trace(trace_path, limits)
+        trace = read_trace(trace_path, limits, f"{at}.trace")
         # The trace's mean rate: what BDP-sized buffers and limits use.
         rate_bps = trace["opportunities"] * trace["opportunity_bytes"] * 8 * 1_000_000_000 // trace["period_ns"]
         if rate_bps == 0:

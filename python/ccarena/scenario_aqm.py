@@ -71,6 +71,8 @@ _PACKETS = re.compile(r"^\s*(\d+)\s*(pkt|pkts|packets?)\s*$")
 
 def _sixteenths(path: str, value: float | int) -> int:
     n = Decimal(str(value)) * 16
+    if not n.is_finite():
+        raise ScenarioError(path, f"{value} is not a finite number")
     if n != n.to_integral_value():
         raise ScenarioError(path, f"{value} is not a multiple of 1/16 (Linux keeps it in sixteenths)")
     return int(n)

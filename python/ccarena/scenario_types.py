@@ -67,3 +67,19 @@ def check_regular_file(path: Path, shown: str, field: str) -> None:
         raise ScenarioError(field, f"cannot read {shown!r}: {err.strerror or err}") from None
     if not stat.S_ISREG(mode):
         raise ScenarioError(field, f"{shown!r} is not a regular file")
+
+
+def read_small_file(path: Path, shown: str, field: str, max_bytes: int, what: str) -> bytes:
+    """The bytes of a regular file a scenario names, of at most
+    ``max_bytes`` (a device, a pipe or a huge file is refused, not read
+    forever); problems are ScenarioErrors for ``field`` quoting ``shown``,
+    ``what`` naming the kind of file expected ("a size file")."""
+    check_regular_file(path, shown, field)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as err:
+        raise ScenarioError(field, f"cannot read {shown!r}: {err.strerror or err}") from None
+    if len(data) > max_bytes:
+        raise ScenarioError(field, f"{shown!r} is larger than {max_bytes >> 20} MiB: not {what}")
+    return data

@@ -26,7 +26,7 @@ from pydantic import Field, StrictBool, StrictInt
 from . import units
 from .errors import ScenarioError
 from .scenario_limits import check as check_limits
-from .scenario_types import Instant, Number, Quantity, SizeText, Strict, Time, TimeOrZero, check_regular_file
+from .scenario_types import Instant, Number, Quantity, SizeText, Strict, Time, TimeOrZero, read_small_file
 
 #: A size file is a few dozen lines; this stops a wrong file (a trace, a
 #: device) from being read whole.
@@ -76,12 +76,7 @@ def read_sizes(text: str, field: str, base_dir: Path | None, limits: Mapping[str
     file: from probability 0 (the first size carries any probability its
     line gives, as ns-3 reads such files) to 1, neither column falling;
     problems name the file and the line."""
-    path = sizes_path(text, base_dir)
-    check_regular_file(path, text, field)
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_SIZES_FILE_BYTES + 1)
-    if len(data) > MAX_SIZES_FILE_BYTES:
-        raise ScenarioError(field, f"{text!r} is larger than {MAX_SIZES_FILE_BYTES >> 20} MiB: not a size file")
+    data = read_small_file(sizes_path(text, base_dir), text, field, MAX_SIZES_FILE_BYTES, "a size file")
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:
@@ -152,6 +147,8 @@ class ResolvedWorkload:
         if rate_hz > limits["max_arrival_rate_hz"]:
             raise ScenarioError(field, f"{rate_hz:,.0f} arrivals per second is above the engine's limit of "
                                        f"{limits['max_arrival_rate_hz']:,} per second")
+        if not rate_hz > 0:  # a load so small that the rate underflows
+            raise ScenarioError(field, f"gives {rate_hz:g} arrivals per second: no flow would ever arrive")
         self.human.update(arrival_rate=rate_hz, mean_size_bytes=mean, load_link=link_names[k],
                           offered_load=rate_hz * 8 * mean / rate_bps)
 
@@ -194,8 +191,9 @@ def resolve_workload(w: Workload, path: str, sender: dict[str, Any], link_index:
     if w.load is None and w.arrival_rate is None:
         raise ScenarioError(f"{path}.load", "required key is missing (a fraction of a link's rate; or arrival_rate)")
     if w.arrival_rate is not None:
+        # Checked before float(): TOML's integers can be too large for one.
+        check_limits(f"{path}.arrival_rate", w.arrival_rate, w.arrival_rate, "hz", limits)
         config["arrival_rate_hz"] = float(w.arrival_rate)
-        check_limits(f"{path}.arrival_rate", w.arrival_rate, config["arrival_rate_hz"], "hz", limits)
     link = None
     if w.link is not None:
         if w.load is None:
@@ -220,6 +218,8 @@ def app_bytes(path: str, text: str, limits: Mapping[str, int]) -> int:
         raise ScenarioError(path, f"{text!r}: give the application's bytes (e.g. \"100KB\", \"10MB\"), not packets "
                                   "or BDPs")
     nbytes = size.resolve(0)
+    if nbytes == 0:
+        raise ScenarioError(path, f"{text!r} rounds to 0 bytes")
     check_limits(path, text, nbytes, "bytes", limits)
     return nbytes
 

@@ -64,8 +64,10 @@ SIZE_UNITS_BYTES: dict[str, int] = {
 }
 BDP_UNITS = ("bdp", "BDP")
 
-_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-zµ]+)\s*$")
-_PERCENT = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*%\s*$")
+# ASCII digits and spaces only: "١٠Mbit" or a no-break space is a typo to
+# refuse, not a number to read.
+_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-zµ]+)\s*$", re.ASCII)
+_PERCENT = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*%\s*$", re.ASCII)
 
 #: A fraction of 1.0 in parts per million (the unit of ``_ppm`` parameters).
 PPM = 1_000_000

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
-from ..scenario import ResolvedScenario, apply_overrides, read_source, resolve, source_dir
+from ..scenario import ResolvedScenario, absolute_paths, apply_overrides, read_source, resolve, source_dir
 
 #: The table holding the axes.
 TABLE = "sweep"
@@ -77,6 +77,9 @@ class Sweep:
     points: Sequence[Point]
     #: Derived metrics every point computes (sweep/derive.py).
     derive: tuple[str, ...] = ()
+    #: What the sweep file's relative paths (traces, size files, a host
+    #: model file) are relative to, in the base and in axis values alike.
+    base_dir: Path | None = None
 
 
 def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[str] | None = None) -> Sweep:
@@ -92,8 +95,6 @@ def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[st
     derive = _derive(table.pop(DERIVE, []))
     axes = _axes(table)
     base_dir = source_dir(source)
-    # A relative link trace is relative to the sweep file, wherever points run.
-    doc = _absolute_trace(doc, base_dir)
     combos = list(itertools.product(*axes.values()))
     if len(combos) > MAX_POINTS:
         raise ScenarioError(TABLE, f"{len(combos)} points, more than {MAX_POINTS}: split the sweep")
@@ -105,13 +106,14 @@ def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[st
             values.update(zip(paths, value if len(paths) > 1 else [value], strict=True))
         overrides = list(values.items())
         try:
-            point_doc = apply_overrides(doc, overrides)
+            # Its files as the sweep file names them, wherever the point runs.
+            point_doc = absolute_paths(apply_overrides(doc, overrides), base_dir)
             scenario = resolve(point_doc, name=name, known_ccs=known_ccs, base_dir=base_dir)
         except ScenarioError as err:
             where = " ".join(f"{k}={v}" for k, v in values.items())
             raise ScenarioError(f"{err.path} (sweep point {index}: {where})", err.problem) from None
         points.append(Point(index, values, scenario))
-    return Sweep(name=name, base=doc, axes=axes, points=points, derive=derive)
+    return Sweep(name=name, base=doc, axes=axes, points=points, derive=derive, base_dir=base_dir)
 
 
 def _derive(names: Any) -> tuple[str, ...]:
@@ -160,10 +162,3 @@ def _axes(table: Mapping[str, Any]) -> dict[str, list[Any]]:
     if not axes:
         raise ScenarioError(TABLE, "has no axis")
     return axes
-
-
-def _absolute_trace(doc: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
-    trace = doc.get("bottleneck", {}).get("trace") if isinstance(doc.get("bottleneck"), dict) else None
-    if base_dir is None or not isinstance(trace, str) or Path(trace).is_absolute():
-        return doc
-    return apply_overrides(doc, [("bottleneck.trace", str((base_dir / trace).resolve()))])
