@@ -126,6 +126,8 @@ def _nothing_written(tmp_path, before):
         ("flow.0.params.beta=1e30", "flow[0].params.beta", "unknown parameter"),
         ("flow.0.count=10001", "flow[0].count", "less than or equal to 10000"),
         ("flow.0.size=0.4B", "flow[0].size", "'0.4B' rounds to 0 bytes"),
+        ("duration=10ms", "output.interval", "100ms (the default) is longer than the run's duration (10ms)"),
+        ("flow.0.ecn=on", "flow[0].ecn", "expected true, false or one of \"off\", \"classic\", \"accecn\", got 'on'"),
         ("host=/dev/zero", "host", "'/dev/zero' is not a regular file"),
         ("flow.0.cc=a\nb", "flow[0].cc", "unknown congestion control 'a\\nb'"),
     ],

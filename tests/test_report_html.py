@@ -106,6 +106,9 @@ def test_bad_inputs_are_one_line_and_a_foreign_file_is_not_overwritten(inputs, t
     proc = run_cli("report", inputs / "run", "--out", mine)
     assert proc.returncode == 2 and "was not written by ccarena" in proc.stderr
     assert mine.read_text() == "<p>mine</p>"
+    proc = run_cli("report", mine, "--out", tmp_path / "f.html")  # a file, not a directory
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("notes.html: not a directory (a run, sweep, "
+                                                                 "scorecard or reproduction's)"), proc.stderr
     copy = tmp_path / "run"
     shutil.copytree(inputs / "run", copy)
     (copy / "goodput.png").unlink()  # a run without its plot still renders

@@ -239,3 +239,13 @@ def test_reproduce_refuses_an_unwritable_out_before_running(tmp_path):
     proc = run_cli("reproduce", "bbq-fig1", "--quick", "--out", "/proc/ccarena-test", cwd=tmp_path)
     _refused(proc, "cannot create")
     assert "[1/" not in proc.stderr
+
+
+def test_a_dict_with_explicit_nones_saves_and_runs_again(tmp_path):
+    """The API takes None for an optional key (as left out); scenario.toml
+    (TOML has no null) leaves it out, and runs again to the same numbers."""
+    doc = {"duration": "1s", "measure": None, "bottleneck": {"rate": "10Mbit", "buffer": "10pkt", "red": None},
+           "flow": [{"cc": "bbr", "rtt": "10ms", "size": None, "jitter": None}]}
+    first = ccarena.run(doc, out=tmp_path / "a")
+    again = ccarena.run(tmp_path / "a" / "scenario.toml")
+    assert again.summary["flows"] == first.summary["flows"]

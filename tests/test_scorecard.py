@@ -119,6 +119,8 @@ def test_intervals_are_cut_to_what_each_criterion_can_be(card):
         (["--ccs", "bbr,nope"], "--ccs: unknown congestion control 'nope'"),
         (["--ccs", "bbr"], "--ccs: a scorecard ranks at least two algorithms"),
         (["--ccs", "bbr,cubic", "--seeds", "1,x"], "--seeds: expected comma-separated integers"),
+        (["--ccs", "bbr,,cubic"], "--ccs: expected comma-separated names, got 'bbr,,cubic' (an empty name)"),
+        (["--ccs", "bbr,cubic", "--seeds", str(1 << 64)], "--seeds: expected distinct seeds from 0 to 2^64 - 1"),
     ],
 )
 def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, args, message):

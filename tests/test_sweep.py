@@ -194,6 +194,26 @@ host = ["host.toml", "linux"]
     assert alone == point[0]
 
 
+def test_seeds_and_parameters_up_to_the_largest_u64_make_a_table(tmp_path):
+    """Seeds and u64 parameters are valid up to 2^64 - 1, beyond Arrow's
+    int64: their columns are uint64 (a mixed column of -1 and 2^64 - 1 is
+    text, as any axis of mixed kinds)."""
+    top = (1 << 64) - 1
+    sweep_file = write(tmp_path, BASE.replace('"6s"', '"1s"').replace('from = "2s"', 'from = "0.5s"') + f"""
+[sweep]
+"flow.0.params.cwnd_min_target" = [{top}, 4]
+seeds = [{top}]
+""")
+    proc = run_cli("sweep", sweep_file, "--out", tmp_path / "out", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    table = pq.read_table(tmp_path / "out" / "points.parquet")
+    assert str(table.schema.field("seed").type) == "uint64"
+    assert table.column("seed").to_pylist() == [top, top]
+    assert table.column("flow.0.params.cwnd_min_target").to_pylist() == [top, 4]
+    from ccarena.sweep.table import _column
+    assert _column([-1, top]).to_pylist() == ["-1", str(top)]
+
+
 def test_a_rerun_computes_nothing_and_writes_the_same_bytes(tmp_path):
     sweep_file = write(tmp_path, SMALL)
     out = tmp_path / "out"

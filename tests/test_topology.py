@@ -178,6 +178,18 @@ def test_an_aggregating_link_releases_the_acks_together():
     assert err.value.path == "bottleneck.aggregate"
 
 
+def test_a_topology_of_workloads_alone_reports_each_link():
+    """Workloads can be all of a topology's traffic: it is still a
+    topology, with a summary (and a printed line) per link."""
+    result = run({"duration": "3s", "measure": {"from": "1s"},
+                  "link": [{"name": "a", **LINK}, {"name": "b", "rate": "10Mbit", "buffer": "50KB"}],
+                  "workload": [{"cc": "cubic", "rtt": "10ms", "path": ["b"], "size": "100KB", "load": 0.5}]})
+    links = {link["name"]: link for link in result.summary["links"]}
+    assert links["a"]["utilization"] == 0 and links["b"]["utilization"] > 0.3
+    assert [line.split(":")[0] for line in result.table().splitlines() if line.startswith("link ")] == ["link a",
+                                                                                                       "link b"]
+
+
 def test_a_topology_is_deterministic():
     a = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))
     b = simulate(load_scenario({**two_way(reverse_flow=True, duration="5s"), "seed": 3}))

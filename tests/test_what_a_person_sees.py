@@ -253,10 +253,27 @@ def test_a_step_marker_without_an_ecn_flow_warns_and_runs(tmp_path):
     proc = _mark_threshold(tmp_path, ecn=False)
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("ccarena: warning:")]
-    assert warnings == ["ccarena: warning: bottleneck.mark_threshold: no flow is ECN-capable, so the step marker "
-                        "marks nothing and the link is a plain droptail FIFO (set ecn = true on a [[flow]])"]
+    assert warnings == ["ccarena: warning: bottleneck.mark_threshold: no ECN-capable flow sends through this link, "
+                        "so the step marker marks nothing and the link is a plain droptail FIFO (set ecn = true on "
+                        "a [[flow]] or [[workload]] that crosses it)"]
     quiet = _mark_threshold(tmp_path, ecn=True)
     assert quiet.returncode == 0 and "warning" not in quiet.stderr
+
+
+def test_a_marker_warns_per_link_and_counts_workloads_as_ecn_senders():
+    """In a topology the warning names the link no ECN-capable sender
+    crosses; an ECN workload is such a sender (and its marks are
+    counted in summary.json)."""
+    from ccarena import load_scenario, run
+
+    link = {"rate": "10Mbit", "buffer": "4bdp", "mark_threshold": "5pkt"}
+    doc = {"duration": "2s", "link": [{"name": "a", **link}, {"name": "b", **link}],
+           "flow": [{"cc": "cubic", "rtt": "10ms", "path": ["a"], "ecn": True}]}
+    assert [w.split(":")[0] for w in load_scenario(doc).warnings()] == ["link[1].mark_threshold"]
+    dumbbell = {"duration": "2s", "bottleneck": link, "flow": [{"cc": "cubic", "rtt": "10ms"}],
+                "workload": [{"cc": "cubic", "rtt": "10ms", "size": "50KB", "load": 0.5, "ecn": True}]}
+    assert load_scenario(dumbbell).warnings() == []
+    assert "marks" in run(dumbbell).summary
 
 
 def test_a_sweep_warns_once_not_once_per_point(tmp_path):

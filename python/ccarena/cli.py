@@ -269,9 +269,11 @@ def _cmd_scorecard(args: argparse.Namespace, clock: CommandClock) -> int:
         raise ScenarioError("--jobs", f"must be >= 1, got {args.jobs}")
     if args.address is not None and args.executor != "ray":
         raise ScenarioError("--address", "only with --executor ray")
-    ccs = None if args.ccs is None else [c.strip() for c in args.ccs.split(",") if c.strip()]
+    ccs = None if args.ccs is None else [c.strip() for c in args.ccs.split(",")]
+    if ccs is not None and "" in ccs:
+        raise ScenarioError("--ccs", f"expected comma-separated names, got {args.ccs!r} (an empty name)")
     try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+        seeds = [int(s) for s in args.seeds.split(",")]
     except ValueError:
         raise ScenarioError("--seeds", f"expected comma-separated integers, got {args.seeds!r}") from None
     done = run_scorecard(args.out, ccs=ccs, seeds=seeds, executor=args.executor, jobs=args.jobs, address=args.address)

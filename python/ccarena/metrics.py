@@ -43,7 +43,7 @@ def summarize(scenario: ResolvedScenario, raw: dict[str, Any]) -> dict[str, Any]
 
     # ECN counts appear once a flow negotiates ECN, so that other scenarios'
     # summaries stay as they were.
-    uses_ecn = any(f.get("ecn", "off") != "off" for f in cfg["flows"])
+    uses_ecn = any(f.get("ecn", "off") != "off" for f in [*cfg["flows"], *cfg.get("workloads", [])])
     flows = []
     for i, (flow_cfg, res, goodput) in enumerate(zip(cfg["flows"], raw["flows"], goodputs, strict=True)):
         flows.append(

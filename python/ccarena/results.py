@@ -177,7 +177,7 @@ def _group_rows(flows: list[dict[str, Any]], groups: list[Group]) -> list[tuple[
         goodput = [f["goodput_mbps"] for f in members]
         shares = [f["share"] for f in members]
         ccs = sorted({f["cc"] for f in members})
-        rtts = sorted({f["rtt_ms"] for f in members})
+        rtts = sorted({f.get("base_rtt_ms", f["rtt_ms"]) for f in members})  # as _flow_rows
         rows.append((
             "all" if g.entry is None else f"flow[{g.entry}]",
             ccs[0] if len(ccs) == 1 else "mixed",

@@ -28,11 +28,14 @@ from . import topology, units
 from .errors import ScenarioError
 from .host import HostTable, is_model_file, resolve_host
 from .scenario_app import App, resolve_app
-from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warning, resolve_mark_threshold, resolve_tables
+from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warnings, resolve_mark_threshold, resolve_tables
 from .scenario_limits import check as check_limits
 from .scenario_limits import engine_limits
 from .scenario_types import Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
 from .scenario_workload import ResolvedWorkload, Workload, app_bytes, check_totals, resolve_workload
+
+#: Seeds are u64 (the engine's): below this.
+SEED_LIMIT = 1 << 64
 
 # --------------------------------------------------------------------------
 # Schema. Quantities stay strings here (so that summary.json can show them
@@ -152,7 +155,7 @@ class Flow(Strict):
 
 class Scenario(Strict):
     duration: Time
-    seed: StrictInt = Field(default=1, ge=0, lt=1 << 64)
+    seed: StrictInt = Field(default=1, ge=0, lt=SEED_LIMIT)
     measure: Measure | None = None
     output: Output | None = None
     #: The dumbbell's one bottleneck, or a topology's links (one of them).
@@ -222,7 +225,7 @@ class ParamSpec:
         if self.kind == "time":
             return f"0 to {top} us, whole us"
         if self.kind == "fraction":
-            return f"0 to {top} ppm, whole ppm (0.000001)"
+            return f"0 to {top} ppm, rounded to the ppm (0.000001)"
         return f"0 to {top}"
 
     def human(self, raw: int) -> str | float | int:
@@ -442,12 +445,14 @@ class ResolvedScenario:
         """The scenario as a TOML file would say it (the keys given, with
         any overrides applied; a relative trace path made absolute), for
         a run directory's scenario.toml."""
-        return absolute_paths(self.model.model_dump(exclude_unset=True, by_alias=True, mode="json"), self.base_dir)
+        # An explicit None (the API's dicts; TOML has none) is the key left out.
+        doc = self.model.model_dump(exclude_unset=True, exclude_none=True, by_alias=True, mode="json")
+        return absolute_paths(doc, self.base_dir)
 
     def warnings(self) -> list[str]:
         """What the scenario asks for and does not get, as
         ``field: problem`` lines; the CLI prints them, nothing fails."""
-        return [w for w in (mark_threshold_warning(self.config),) if w]
+        return mark_threshold_warnings(self.config)
 
     @property
     def flow_labels(self) -> list[str]:
@@ -498,8 +503,13 @@ def _validate(doc: Mapping[str, Any]) -> Scenario:
         return Scenario.model_validate(doc)
     except ValidationError as exc:
         # One line for the user: the first problem, in document order.
-        first = exc.errors(include_url=False)[0]
+        errors = exc.errors(include_url=False)
+        first = errors[0]
         loc = tuple(first["loc"])
+        if len(errors) > 1 and loc[-1] == "bool" and str(errors[1]["loc"][-1]).startswith("literal["):
+            # A flow's or workload's ecn (a bool or a mode): say both.
+            raise ScenarioError(_error_path(loc[:-1]), f"expected true, false or one of \"off\", \"classic\", "
+                                                       f"\"accecn\", got {first.get('input')!r}") from None
         # pydantic reports unions (int | float) per member; drop the member.
         loc = tuple(p for p in loc if p not in ("float", "int", "str", "bool", "HostTable"))
         if loc == ("host",) and first["type"] in ("model_type", "string_type"):
@@ -817,7 +827,10 @@ def resolve(
     check_limits("duration", model.duration, duration_ns, "ns", limits)
     interval_ns = _unit("output.interval", units.parse_time, (model.output or Output()).interval)
     if interval_ns > duration_ns:
-        raise ScenarioError("output.interval", "longer than the run's duration")
+        given = model.output is not None and "interval" in model.output.model_fields_set
+        raise ScenarioError("output.interval", f"{units.format_time(interval_ns)}{'' if given else ' (the default)'} "
+                                               f"is longer than the run's duration ({units.format_time(duration_ns)}): "
+                                               "set [output] interval to at most the duration")
 
     if model.bottleneck is not None and model.link is not None:
         raise ScenarioError("link", "give [bottleneck] (the dumbbell) or [[link]] tables (a topology), not both")

@@ -152,12 +152,18 @@ def resolve_mark_threshold(text: str | None, aqm: str, size: Any, limits: Mappin
     return {"bytes": nbytes}
 
 
-def mark_threshold_warning(config: Mapping[str, Any]) -> str | None:
-    """A step marker only marks: with no ECN-capable flow it does nothing,
-    and the run is a plain droptail FIFO. Not an error (a sweep may turn
-    ECN on and off), but worth a line: the scenario asked for something
-    it does not get."""
-    if "mark_threshold" not in config["bottleneck"] or any(f.get("ecn", "off") != "off" for f in config["flows"]):
-        return None
-    return ("bottleneck.mark_threshold: no flow is ECN-capable, so the step marker marks nothing and the link "
-            "is a plain droptail FIFO (set ecn = true on a [[flow]])")
+def mark_threshold_warnings(config: Mapping[str, Any]) -> list[str]:
+    """A step marker only marks: where no ECN-capable flow (a [[flow]]'s
+    or a workload's) sends through it, it does nothing and the link is a
+    plain droptail FIFO. Not an error (a sweep may turn ECN on and off),
+    but worth a line per such link: the scenario asked for something it
+    does not get."""
+    from .topology import is_topology, link_configs
+
+    senders = [*config["flows"], *config.get("workloads", [])]
+    crossed = {k for s in senders if s.get("ecn", "off") != "off" for k in s.get("path", [0])}
+    topology = is_topology(config)
+    return [f"{f'link[{k}]' if topology else 'bottleneck'}.mark_threshold: no ECN-capable flow sends through "
+            "this link, so the step marker marks nothing and the link is a plain droptail FIFO (set ecn = true "
+            "on a [[flow]] or [[workload]] that crosses it)"
+            for k, link in enumerate(link_configs(config)) if "mark_threshold" in link and k not in crossed]

@@ -21,8 +21,9 @@ _SATURATED = 1e-9
 
 
 def is_topology(cfg: Mapping[str, Any]) -> bool:
-    """Whether a resolved config is a topology (its flows have paths)."""
-    return any("path" in f for f in cfg["flows"])
+    """Whether a resolved config is a topology (its flows or its
+    workloads, which may be all its traffic, have paths)."""
+    return any("path" in f for f in [*cfg["flows"], *cfg.get("workloads", [])])
 
 
 def link_configs(cfg: Mapping[str, Any]) -> list[Mapping[str, Any]]:

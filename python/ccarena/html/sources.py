@@ -44,7 +44,8 @@ def load(directory: Path) -> list[Section]:
     table) is refused with one line naming the file."""
     d = Path(directory)
     if not d.is_dir():
-        raise ScenarioError(str(d), "no such directory")
+        raise ScenarioError(str(d), "not a directory (a run, sweep, scorecard or reproduction's)" if d.exists()
+                            else "no such directory")
     from ..rundir import kind_of
     from ..sweep.cache import MARKER as SWEEP_MARKER
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..progress import Progress
+from ..scenario import SEED_LIMIT
 from ..stats import clipped_interval, mean_ci95
 from . import battery
 
@@ -61,8 +62,8 @@ def check_args(ccs: Sequence[str], seeds: Sequence[int]) -> None:
         raise ScenarioError("--ccs", "a scorecard ranks at least two algorithms")
     if len(set(ccs)) != len(ccs):
         raise ScenarioError("--ccs", "lists an algorithm twice")
-    if not seeds or len(set(seeds)) != len(seeds) or any(s < 0 for s in seeds):
-        raise ScenarioError("--seeds", f"expected distinct non-negative seeds, got {list(seeds)}")
+    if not seeds or len(set(seeds)) != len(seeds) or any(not 0 <= s < SEED_LIMIT for s in seeds):
+        raise ScenarioError("--seeds", f"expected distinct seeds from 0 to 2^64 - 1, got {list(seeds)}")
 
 
 def run_scorecard(

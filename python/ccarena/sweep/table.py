@@ -80,12 +80,22 @@ def write_points(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     columns: dict[str, None] = {}
     for row in rows:
         columns.update(dict.fromkeys(row))
-    arrays = {}
-    for name in columns:
-        values = [row.get(name) for row in rows]
-        try:
-            arrays[name] = pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds (an axis of 1 and "2"): text
-            arrays[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
+    arrays = {name: _column([row.get(name) for row in rows]) for name in columns}
     with atomic_file(path) as tmp:
         pq.write_table(pa.table(arrays), tmp)
+
+
+def _column(values: list[Any]) -> Any:
+    """A column of the table: as Arrow infers it; integers beyond int64
+    (seeds and u64 parameters reach 2^64 - 1) as uint64; mixed kinds (an
+    axis of 1 and "2") as text."""
+    import pyarrow as pa
+
+    for kind in (None, pa.uint64()):
+        try:
+            return pa.array(values, kind)
+        except OverflowError:
+            continue  # an integer beyond int64: try uint64
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            break
+    return pa.array([None if v is None else str(v) for v in values], pa.string())
