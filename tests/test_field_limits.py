@@ -474,6 +474,9 @@ def _config_beyond(limit: str) -> tuple[dict[str, Any], str]:
         config["workloads"][1][key] += 1
         return config, f"workload[1].{key.removesuffix('_hz')}"
     config = load_scenario(RUN).config
+    if limit == "cycles":  # 1 s of 998-ns cycles: 1,002,004 > 10^6
+        config["flows"][0]["app"] = {"on_off": {"on_ns": 499, "off_ns": 499, "exponential": True}}
+        return config, "flow[0].app.on"
     if limit == "rows":
         config["interval_ns"] = 1
         return config, "output.interval"
@@ -489,6 +492,8 @@ def _doc_beyond(limit: str) -> dict[str, Any]:
     if limit in ("active", "arrivals"):
         key = {"active": "max_active", "arrivals": "arrival_rate"}[limit]
         return {**RUN, "workload": [WORKLOADS[0], {**WORKLOADS[1], key: WORKLOADS[1][key] + 1}]}
+    if limit == "cycles":
+        return apply_overrides(RUN, {"flow.0.app": {"on": "499ns", "off": "499ns"}})
     if limit == "rows":
         return apply_overrides(RUN, {"output": {"interval": "1ns"}})
     if limit == "flows":
@@ -497,7 +502,7 @@ def _doc_beyond(limit: str) -> dict[str, Any]:
     return apply_overrides(RUN, {"bottleneck.rate": f"{LIMITS['max_rate_bps']}bit", "duration": "60s"})
 
 
-@pytest.mark.parametrize("limit", ["rows", "flows", "segments", "active", "arrivals"])
+@pytest.mark.parametrize("limit", ["rows", "flows", "segments", "active", "arrivals", "cycles"])
 def test_python_and_the_engine_refuse_the_same_field_past_a_run_size_limit(limit):
     with pytest.raises(ScenarioError) as python:
         load_scenario(_doc_beyond(limit))

@@ -53,6 +53,11 @@ def resolve_app(app: App, path: str, duration_ns: int, limits: Mapping[str, int]
         if ns > duration_ns:
             raise ScenarioError(f"{path}.{key}", f"{text!r} is longer than the run ({units.format_time(duration_ns)})")
         lengths[key] = ns
+    # The engine's limits::app_cycles, the same quotient.
+    cycles = duration_ns // (lengths["on"] + lengths["off"])
+    if cycles > limits["max_app_cycles"]:
+        raise ScenarioError(f"{path}.on", f"{cycles:,} ON/OFF cycles over the run, above the engine's limit of "
+                                          f"{limits['max_app_cycles']:,} (lengthen on or off, or shorten the run)")
     config["on_off"] = {"on_ns": lengths["on"], "off_ns": lengths["off"],
                         "exponential": (app.periods or "exponential") == "exponential"}
     return config

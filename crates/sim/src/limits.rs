@@ -174,10 +174,25 @@ pub const MAX_ARRIVAL_RATE_HZ: u64 = 100_000_000;
 /// each draw searches them.
 pub const MAX_SIZE_POINTS: u64 = 1024;
 
+/// ON/OFF cycles an application-limited flow may expect over the run (the
+/// run's duration over its ON plus OFF lengths, whole cycles): 10^6. The
+/// simulator draws the periods as it goes, but the live engine's agent is
+/// given every ON period before the run ([`crate::app::on_periods`]): 16
+/// bytes each here and ~100 as Python's tuples, so 10^6 stays near 100 MB,
+/// where 1-ns periods over 2 s asked for 16 GB. (Drawn exponentially, the
+/// count is random about this mean.)
+pub const MAX_APP_CYCLES: u64 = 1_000_000;
+
+/// Whole ON/OFF cycles of `on_ns` + `off_ns` in `duration_ns` (what
+/// [`MAX_APP_CYCLES`] bounds; the front end computes the same quotient).
+pub fn app_cycles(duration_ns: u64, on_ns: u64, off_ns: u64) -> u64 {
+    duration_ns / on_ns.saturating_add(off_ns).max(1)
+}
+
 /// Every limit by its name in lower case (the keys of `_core.limits()`).
 /// A name ends with its unit (`_ns`, `_bps`, `_bytes`, `_packets`, ...);
 /// `max_` bounds from above, `min_` from below.
-pub fn all() -> [(&'static str, u64); 28] {
+pub fn all() -> [(&'static str, u64); 29] {
     [
         ("max_duration_ns", MAX_DURATION_NS),
         ("max_rate_bps", MAX_RATE_BPS),
@@ -207,6 +222,7 @@ pub fn all() -> [(&'static str, u64); 28] {
         ("max_workload_arrivals", MAX_WORKLOAD_ARRIVALS),
         ("max_arrival_rate_hz", MAX_ARRIVAL_RATE_HZ),
         ("max_size_points", MAX_SIZE_POINTS),
+        ("max_app_cycles", MAX_APP_CYCLES),
     ]
 }
 

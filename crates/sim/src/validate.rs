@@ -153,6 +153,10 @@ fn app(a: &AppConfig, at: &str, duration_ns: u64) -> Result<(), String> {
                 return Err(format!("{at}.{what}: longer than the run's duration"));
             }
         }
+        let cycles = limits::app_cycles(duration_ns, p.on_ns, p.off_ns);
+        if cycles > MAX_APP_CYCLES {
+            return Err(format!("{at}.on: {cycles} ON/OFF cycles over the run, above the engine's limit of {MAX_APP_CYCLES}"));
+        }
     }
     Ok(())
 }
@@ -745,6 +749,7 @@ mod tests {
             (None, None, "flow[0].app: "),
             (None, on_off(0, 5), "flow[0].app.on: "),
             (None, on_off(5, 10_000_000_001), "flow[0].app.off: "),
+            (None, on_off(1, 1), "flow[0].app.on: "),
         ] {
             let e = app(AppConfig { rate_bps, on_off }).unwrap_err();
             assert!(e.starts_with(want), "{e}");
