@@ -31,7 +31,8 @@ from .scenario_app import App, resolve_app
 from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warnings, resolve_mark_threshold, resolve_tables
 from .scenario_limits import check as check_limits
 from .scenario_limits import engine_limits
-from .scenario_types import Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero
+from .scenario_types import (Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero,
+                             read_small_file)
 from .scenario_workload import ResolvedWorkload, Workload, app_bytes, check_totals, resolve_workload
 
 #: Seeds are u64 (the engine's): below this.
@@ -311,13 +312,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     if not stat.S_ISREG(mode):
         # A device or a pipe (/dev/zero, /dev/stdin) could be read forever.
         raise ScenarioError(where, "is not a regular file")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SCENARIO_BYTES + 1)
-    except OSError as err:
-        raise ScenarioError(where, f"cannot read: {err.strerror or err}") from None
-    if len(data) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(where, f"larger than {MAX_SCENARIO_BYTES // 1024} KiB: not a scenario file")
+    data = read_small_file(path, where, where, MAX_SCENARIO_BYTES, "a scenario file")
     try:
         # utf-8-sig: a byte-order mark (as some editors write) is not text.
         text = data.decode("utf-8-sig")

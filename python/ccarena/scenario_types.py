@@ -81,5 +81,7 @@ def read_small_file(path: Path, shown: str, field: str, max_bytes: int, what: st
     except OSError as err:
         raise ScenarioError(field, f"cannot read {shown!r}: {err.strerror or err}") from None
     if len(data) > max_bytes:
-        raise ScenarioError(field, f"{shown!r} is larger than {max_bytes >> 20} MiB: not {what}")
+        # (The field may be the path itself, a scenario file's: not twice.)
+        subject = "" if shown == field else f"{shown!r} is "
+        raise ScenarioError(field, f"{subject}larger than {max_bytes >> 20} MiB: not {what}")
     return data
