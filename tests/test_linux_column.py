@@ -68,6 +68,18 @@ def test_simulator_and_linux_consistent_within_the_larger_half_range():
     assert verdict.sim_vs_linux(SHARE, sim, wide)[0] == "consistent"
 
 
+def test_numbers_that_would_print_alike_get_the_digits_that_tell_them_apart():
+    """A reader checks "x > y" from the printed numbers: where the claim's
+    format would print two different numbers alike (6.0% against 6.0%,
+    a distance of 0.0% > 0.0%), the rule prints more digits."""
+    sim = Measured(values=[0.0600] * 5)
+    live = Measured(values=[0.0601] * 3)
+    status, rule = verdict.sim_vs_linux(SHARE, sim, live)
+    assert status == "differ"
+    assert rule.startswith("simulator and Linux differ: simulator 6.00%, Linux 6.01%; distance 0.01% > 0.00%"), rule
+    assert SHARE.show_apart(0.06, 0.06) == ("6.0%", "6.0%")
+
+
 def test_too_few_repetitions_or_nan_are_not_compared():
     sim = Measured(values=[0.06] * 5)
     assert verdict.sim_vs_linux(SHARE, sim, Measured(values=[0.06, 0.06]))[0] == "not compared"

@@ -30,6 +30,8 @@ a verdict; experiment modules measure (``Report.measured``) and never judge.
 
 from __future__ import annotations
 
+import re
+
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -70,8 +72,22 @@ class Claim:
     def judged(self) -> bool:
         return self.shown is None
 
-    def show(self, x: float, *, signed: bool = False) -> str:
-        return format(x * self.scale, ("+" if signed else "") + self.format) + self.unit
+    def show(self, x: float, *, signed: bool = False, extra_digits: int = 0) -> str:
+        fmt = self.format
+        if extra_digits and (m := re.fullmatch(r"\.(\d+)([fe%])", fmt)):
+            fmt = f".{int(m.group(1)) + extra_digits}{m.group(2)}"
+        return format(x * self.scale, ("+" if signed else "") + fmt) + self.unit
+
+    def show_apart(self, a: float, b: float) -> tuple[str, str]:
+        """``a`` and ``b`` as :meth:`show` gives them, with more digits (up
+        to 6 more) where that would print two different numbers alike, so
+        that a printed "x > y" can be checked by a reader."""
+        same = abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))  # alike but for float rounding
+        for extra in range(7):
+            shown = self.show(a, extra_digits=extra), self.show(b, extra_digits=extra)
+            if same or shown[0] != shown[1]:
+                return shown
+        return shown
 
     def stated(self) -> str:
         """The paper's statement as numbers ("1.00-1.50 BDP", ">= 90.0%")."""

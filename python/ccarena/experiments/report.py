@@ -12,14 +12,16 @@ import json
 import math
 from collections.abc import Sequence
 
-from .framework import Comparison, Figure, LinuxCell, Paper, Result
+from .framework import MIN_SEEDS, Comparison, Figure, LinuxCell, Paper, Result
+from .verdict import MIN_REPS
 
 #: How report.md shows a row's :attr:`Comparison.verdict`.
 VERDICT = {"agrees": "agrees", "differs": "**differs**", "-": "-", "depends on the metric": "*depends on the metric*"}
 
 #: The rule, in words, under every table (verdict.py applies it; docs/experiments.md).
-RULE = ("A number agrees when the distance from our mean over the seeds to what the paper states (its value, "
-        "range or bound) is at most the larger of the paper's stated spread and half our seed range; an order "
+RULE = (f"A number agrees when the distance from our mean over the seeds (at least {MIN_SEEDS}) to what the paper "
+        "states (its value, range or bound) is at most the larger of the paper's stated spread and half our seed "
+        "range; an order "
         "applies that rule to each step, a claim about a set to every member (or the count the paper states); a "
         "word the paper gives no number for is shown, not judged.")
 
@@ -64,9 +66,12 @@ def comparison_table(rows: Sequence[Comparison]) -> str:
 
 #: What the Linux column is, under every table that has one.
 LINUX_RULE = ("Linux: the same runs on the live engine (the kernel's BBR and CUBIC, ours as BPF; each seed a "
-              "repetition), measured by the same analysis and judged against the paper by the same rule. The "
+              f"repetition), measured by the same analysis and judged against the paper by the same rule once "
+              f"there are at least {MIN_SEEDS} repetitions (a pass makes {MIN_REPS} unless given --live-reps; with fewer "
+              "the Linux numbers are shown, not judged, and compared with the simulator's). The "
               "simulator and Linux differ when their means are further apart than the largest of the two "
-              "half-ranges and the paper's spread.")
+              f"half-ranges and the paper's spread (at least {MIN_REPS} seeds and {MIN_REPS} repetitions each; numbers that "
+              "would print alike are printed with the digits that tell them apart).")
 
 
 def linux_section(result: Result) -> list[str]:

@@ -102,8 +102,9 @@ def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float]
     allowed = max(abs(claim.spread), half)
     agrees = dist <= allowed + 1e-12 * max(1.0, abs(mean))
     words = "agrees" if agrees else "differs"
+    dist_text, allowed_text = claim.show_apart(dist, allowed)
     rule = (f"paper {stated}; ours {show(mean)}, seeds {show(lo_v)} to {show(hi_v)}; distance "
-            f"{claim.show(dist)} {'<=' if agrees else '>'} {claim.show(allowed)} = max(paper spread "
+            f"{dist_text} {'<=' if agrees else '>'} {allowed_text} = max(paper spread "
             f"{claim.show(abs(claim.spread))}, our half-range {claim.show(half)}): {words}")
     return _Judged(agrees, show(mean), spread, rule)
 
@@ -257,8 +258,10 @@ def sim_vs_linux(claim: Claim, sim: Measured, live: Measured) -> tuple[str, str]
         allowed = max(ha, hb, abs(claim.spread))
         ok = dist <= allowed + 1e-12 * max(1.0, abs(float(a.mean())))
         differ |= not ok
-        parts.append(f"{name}simulator {claim.show(float(a.mean()))}, Linux {claim.show(float(b.mean()))}; distance "
-                     f"{claim.show(dist)} {'<=' if ok else '>'} {claim.show(allowed)} = max(simulator half-range "
+        sim_text, linux_text = claim.show_apart(float(a.mean()), float(b.mean()))
+        dist_text, allowed_text = claim.show_apart(dist, allowed)
+        parts.append(f"{name}simulator {sim_text}, Linux {linux_text}; distance "
+                     f"{dist_text} {'<=' if ok else '>'} {allowed_text} = max(simulator half-range "
                      f"{claim.show(ha)}, Linux half-range {claim.show(hb)}, paper spread {claim.show(abs(claim.spread))})")
     if differ:
         return "differ", "simulator and Linux differ: " + "; ".join(parts)
