@@ -438,8 +438,8 @@ class ResolvedScenario:
 
     def as_written(self) -> dict[str, Any]:
         """The scenario as a TOML file would say it (the keys given, with
-        any overrides applied; a relative trace path made absolute), for
-        a run directory's scenario.toml."""
+        any overrides applied; the files it names made absolute,
+        :func:`absolute_paths`), for a run directory's scenario.toml."""
         # An explicit None (the API's dicts; TOML has none) is the key left out.
         doc = self.model.model_dump(exclude_unset=True, exclude_none=True, by_alias=True, mode="json")
         return absolute_paths(doc, self.base_dir)
