@@ -36,7 +36,7 @@ from pydantic import Field, StrictFloat, StrictInt, ValidationError
 
 from .errors import ScenarioError
 from .scenario_limits import check
-from .scenario_types import Strict, read_small_file
+from .scenario_types import Strict, read_small_file, scenario_file
 
 #: The directory of the named models.
 MODELS = Path(__file__).parent / "hosts"
@@ -122,7 +122,7 @@ def resolve_host(value: str | HostTable | None, base_dir: Path | None,
                                       "or a model file, or a [host] table)")
         table, shown = _read_file(MODELS / f"{value}.toml", path), value
     else:
-        file = Path(value) if base_dir is None or Path(value).is_absolute() else base_dir / value
+        file = scenario_file(value, base_dir)
         table, shown = _read_file(file, path), str(file)
     check(f"{path}.start_spread_ns", table.start_spread_ns, table.start_spread_ns, "ns", limits,
           shown=f"{table.start_spread_ns} ns")

@@ -32,7 +32,7 @@ from .scenario_aqm import Codel, FqCodel, Pie, mark_threshold_warnings, resolve_
 from .scenario_limits import check as check_limits
 from .scenario_limits import engine_limits
 from .scenario_types import (Instant, Number, Quantity, Rate, SizeText, Strict, Time, TimeOrZero, parse_time_or_zero,
-                             read_small_file)
+                             read_small_file, scenario_file)
 from .scenario_workload import ResolvedWorkload, Workload, app_bytes, check_totals, resolve_workload
 
 #: Seeds are u64 (the engine's): below this.
@@ -332,8 +332,7 @@ def absolute_paths(doc: Mapping[str, Any], base_dir: Path | None) -> dict[str, A
     doc = copy.deepcopy(dict(doc))
 
     def absolute(text: str) -> str:
-        path = Path(text)
-        return str((path if base_dir is None or path.is_absolute() else base_dir / path).resolve())
+        return str(scenario_file(text, base_dir).resolve())
 
     links = [doc.get("bottleneck")] + (doc["link"] if isinstance(doc.get("link"), list) else [])
     for link in links:
@@ -594,8 +593,7 @@ def _resolve_link(
             raise ScenarioError(f"{at}.rate", "give a rate or a trace, not both (the trace sets the rate)")
         if bn.schedule:
             raise ScenarioError(f"{at}.schedule", "a trace sets the rate over time; give no schedule with it")
-        trace_path = bn.trace if base_dir is None or Path(bn.trace).is_absolute() else str(base_dir / bn.trace)
-        trace = read_trace(trace_path, limits, f"{at}.trace")
+        trace = read_trace(str(scenario_file(bn.trace, base_dir)), limits, f"{at}.trace")
         # The trace's mean rate: what BDP-sized buffers and limits use.
         rate_bps = trace["opportunities"] * trace["opportunity_bytes"] * 8 * 1_000_000_000 // trace["period_ns"]
         if rate_bps == 0:

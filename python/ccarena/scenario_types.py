@@ -69,6 +69,14 @@ def check_regular_file(path: Path, shown: str, field: str) -> None:
         raise ScenarioError(field, f"{shown!r} is not a regular file")
 
 
+def scenario_file(text: str, base_dir: Path | None) -> Path:
+    """Where a file a scenario names (a trace, a size file, a host model)
+    is: relative to the scenario's directory ``base_dir`` (None: the
+    working directory, for a table or TOML text), unless absolute."""
+    path = Path(text)
+    return path if base_dir is None or path.is_absolute() else base_dir / path
+
+
 def read_small_file(path: Path, shown: str, field: str, max_bytes: int, what: str) -> bytes:
     """The bytes of a regular file a scenario names, of at most
     ``max_bytes`` (a device, a pipe or a huge file is refused, not read

@@ -26,7 +26,7 @@ from pydantic import Field, StrictBool, StrictInt
 from . import units
 from .errors import ScenarioError
 from .scenario_limits import check as check_limits
-from .scenario_types import Instant, Number, Quantity, SizeText, Strict, Time, TimeOrZero, read_small_file
+from .scenario_types import Instant, Number, Quantity, SizeText, Strict, Time, TimeOrZero, read_small_file, scenario_file
 
 #: A size file is a few dozen lines; this stops a wrong file (a trace, a
 #: device) from being read whole.
@@ -65,18 +65,12 @@ class Workload(Strict):
     max_active: StrictInt = Field(default=DEFAULT_MAX_ACTIVE, ge=1)
 
 
-def sizes_path(text: str, base_dir: Path | None) -> Path:
-    """Where a ``sizes`` file is: relative to the scenario's directory."""
-    path = Path(text)
-    return path if base_dir is None or path.is_absolute() else base_dir / path
-
-
 def read_sizes(text: str, field: str, base_dir: Path | None, limits: Mapping[str, int]) -> list[list[float | int]]:
     """The engine's size points ``[[probability, bytes], ...]`` of a size
     file: from probability 0 (the first size carries any probability its
     line gives, as ns-3 reads such files) to 1, neither column falling;
     problems name the file and the line."""
-    data = read_small_file(sizes_path(text, base_dir), text, field, MAX_SIZES_FILE_BYTES, "a size file")
+    data = read_small_file(scenario_file(text, base_dir), text, field, MAX_SIZES_FILE_BYTES, "a size file")
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:

@@ -107,7 +107,7 @@ def run_sweep(
     specs = [
         RunSpec(
             key=str(p.index),
-            scenario=_doc(sweep, p),
+            scenario=dict(p.doc),
             name=sweep.name,
             derive=sweep.derive,
             out=str(out / RUNS / _run_name(p)) if save_runs else None,
@@ -155,14 +155,6 @@ def _run_name(point: Point) -> str:
     return f"{point.index:05d}"
 
 
-def _doc(sweep: Sweep, point: Point) -> dict[str, Any]:
-    """The point's scenario document (what a worker resolves again,
-    wherever it runs: the files it names made absolute)."""
-    from ..scenario import absolute_paths, apply_overrides
-
-    return absolute_paths(apply_overrides(dict(sweep.base), list(point.values.items())), sweep.base_dir)
-
-
 def _write_index(out: Path, sweep: Sweep, keys: list[str], sweep_file: str | None) -> None:
     from ..rundir import write_file_atomic
 
@@ -192,5 +184,5 @@ def point_scenario(source: str | Path | Mapping[str, Any], index: int, overrides
     sweep = load_sweep(source)
     if not 0 <= index < len(sweep.points):
         raise ScenarioError("--point", f"the sweep has points 0-{len(sweep.points) - 1}, got {index}")
-    return resolve(apply_overrides(_doc(sweep, sweep.points[index]), overrides or []), name=sweep.name,
+    return resolve(apply_overrides(dict(sweep.points[index].doc), overrides or []), name=sweep.name,
                    base_dir=sweep.base_dir)

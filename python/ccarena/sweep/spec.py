@@ -59,6 +59,9 @@ class Point:
     index: int
     values: Mapping[str, Any]
     scenario: ResolvedScenario
+    #: The scenario document it was resolved from, the files it names
+    #: made absolute: what a worker resolves again, wherever it runs.
+    doc: Mapping[str, Any]
 
     def label(self) -> str:
         """``bottleneck.rate=10Mbit flow.1.rtt=20ms seed=1``."""
@@ -112,7 +115,7 @@ def load_sweep(source: str | Path | Mapping[str, Any], *, known_ccs: Sequence[st
         except ScenarioError as err:
             where = " ".join(f"{k}={v}" for k, v in values.items())
             raise ScenarioError(f"{err.path} (sweep point {index}: {where})", err.problem) from None
-        points.append(Point(index, values, scenario))
+        points.append(Point(index, values, scenario, point_doc))
     return Sweep(name=name, base=doc, axes=axes, points=points, derive=derive, base_dir=base_dir)
 
 
