@@ -296,3 +296,16 @@ def test_a_byte_order_mark_is_not_part_of_the_scenario(tmp_path):
 
     (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
     assert ccarena.load_scenario(tmp_path / "bom.toml").config == ccarena.load_scenario(GOOD).config
+
+
+@pytest.mark.parametrize("argv, field", [
+    (("kernel", "load", "bb\nq"), "kernel NAME"),
+    (("kernel", "unload", "cc_bbq\r"), "kernel NAME"),
+    (("kernel", "load", "bbq", "--param", "alpha=3\nms"), "kernel --param"),
+])
+def test_kernel_names_and_params_with_control_characters_are_refused_on_one_line(argv, field):
+    """Before anything is built or registered (root or not): the front end
+    gates the kernel commands' NAME and --param as it gates a scenario."""
+    proc = run_cli(*argv)
+    _check_one_line_error(proc, field, "holds a control character")
+    assert "\\" in proc.stderr  # the character shown as its escape

@@ -156,6 +156,13 @@ def test_index_has_a_section_and_a_verdict_summary_per_paper():
     assert "2 of 3 judged rows agree over 2 experiments" in index
     md = report.markdown(results[0])
     assert "1 of 2 judged rows agree" in md and "- **q1**: r" in md and "### Notes on the rows" in md
+    # A row that depends on the metric is in neither count, and the index says how many there are.
+    depends = Comparison("q9", "1", "1", agrees=None, reason="r", metric_dependent=True)
+    results[2] = Result("aaa-fig2", "Fig. 2", "summary", "aaa", False, (), (depends,), (), (), {})
+    index = report.index_markdown(papers, results, False, 1.0, 3, 2)
+    assert "| aaa: paper A | 2 | 1 / 2, 1 depends on the metric |" in index
+    assert "| aaa-fig2 | Fig. 2 | 0 / 0, 1 depends on the metric |" in index
+    assert "1 of 2 judged rows agree over 2 experiments; 1 depends on the metric (neither agree nor differ)" in index
 
 
 def test_runner_reports_progress_once_per_run_and_keeps_requested_columns():

@@ -29,6 +29,7 @@ scale = 100
 format = ".1f"
 [claim.paper]
 value = 0.06
+exact = "a test's number"
 source = "L1"
 
 [[claim]]
@@ -78,6 +79,23 @@ def test_numbers_that_would_print_alike_get_the_digits_that_tell_them_apart():
     assert status == "differ"
     assert rule.startswith("simulator and Linux differ: simulator 6.00%, Linux 6.01%; distance 0.01% > 0.00%"), rule
     assert SHARE.show_apart(0.06, 0.06) == ("6.0%", "6.0%")
+
+
+def test_a_number_counted_on_a_grid_is_not_told_apart_below_half_its_step():
+    """Both engines give the same whole bin in every run (half-ranges 0):
+    a difference under half the grid's step is not a difference."""
+    sim = Measured(values=[0.0600] * 5, resolution=0.001)
+    live = Measured(values=[0.0604] * 3)
+    status, rule = verdict.sim_vs_linux(SHARE, sim, live)
+    assert status == "consistent", rule
+    assert "half our resolution 0.1%" in rule
+    assert verdict.sim_vs_linux(SHARE, sim, Measured(values=[0.0606] * 3))[0] == "differ"
+    # The paper's rule allows the same half step, and says so.
+    row = verdict.judge(SHARE, Measured(values=[0.0604] * 5, resolution=0.001))
+    assert row.agrees is True and "half our resolution 0.1%" in row.rule
+    assert verdict.judge(SHARE, Measured(values=[0.0604] * 5)).agrees is False
+    # Kept in a Linux record.
+    assert linux.measured_from_json(linux.measured_to_json(sim)).resolution == 0.001
 
 
 def test_too_few_repetitions_or_nan_are_not_compared():

@@ -154,6 +154,19 @@ def _add_kernel_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore
     ksub.add_parser("list", help="ccarena's algorithms, which are registered, and the kernel's")
 
 
+def _printable_kernel_args(args: argparse.Namespace) -> None:
+    """``kernel``'s NAME and ``--param`` as this front end gates every
+    input: a control character (a newline, a NUL) is refused here, so
+    that nothing the kernel commands echo spans two lines."""
+    from .errors import ScenarioError, one_line
+
+    given = [("NAME", args.name)] if getattr(args, "name", None) is not None else []
+    given += [("--param", item) for item in getattr(args, "params", None) or []]
+    for what, value in given:
+        if one_line(value) != value:
+            raise ScenarioError(f"kernel {what}", f"'{one_line(value)}' holds a control character")
+
+
 def _error(message: str, status: int) -> int:
     from .errors import one_line
 
@@ -424,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "kernel":
             from .kernel.cli import run as _cmd_kernel
 
+            _printable_kernel_args(args)
             return _cmd_kernel(args)
         if args.command == "reproduce":
             return _cmd_reproduce(args, clock)

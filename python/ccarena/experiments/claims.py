@@ -17,9 +17,20 @@ Each ``[[claim]]`` is one statement of the paper, tested once:
     in the order the experiment measures them; "constant": no change from
     one member to the next, "independent of the buffer size"), or
     ``shown = "why"`` (a word the paper gives no number for: shown, not judged);
-  with ``spread`` (the half-width the paper states, default 0) and
-  ``source`` (where the number, range or spread comes from: the paper's
-  words or figure, cited by line);
+  with ``source`` (where the number, range or bound comes from: the
+  paper's words or figure, cited by line). A ``value`` also says how
+  precise the paper's number is, one of
+    ``written = "6.3"``: the number as the paper writes it, in the unit the
+    claim shows (``value`` times ``scale``). The paper states it to its
+    last digit, so its spread is half a unit of that digit ("6.3": +-0.05;
+    "50%": +-0.5%; :func:`half_unit`);
+    ``exact = "why"``: a number with no digits to round (a constant of the
+    design, cwnd_gain 2's "2 BDP" cap; a word read as a number, "the
+    same" as a difference of 0): spread 0;
+    ``spread = x``: a half-width the paper itself states (cited in
+    ``source``);
+  a range or a bound is taken as stated, spread 0: its ends are the
+  paper's thresholds, not rounded measurements;
 - ``members``: for a claim about a set (buffers, RTTs, flows), ``"all"``
   (every member the paper names must agree) or a count the paper states
   (``members = 9`` of ten), with ``members_source`` citing it.
@@ -59,6 +70,9 @@ class Claim:
     order: str | None
     #: Why a claim is shown and not judged (the paper's word without a number).
     shown: str | None
+    #: The paper's spread, in the claim's own units (before ``scale``):
+    #: half a unit of the last digit of a ``written`` number, a half-width
+    #: the paper states, or 0.
     spread: float
     source: str
     unit: str = ""
@@ -67,6 +81,8 @@ class Claim:
     #: "all", a count of members that must agree, or None (one quantity).
     members: str | int | None = None
     members_source: str = ""
+    #: The paper's number as it writes it ("6.3"), when the spread is its last digit's.
+    written: str = ""
 
     @property
     def judged(self) -> bool:
@@ -109,6 +125,45 @@ class ClaimsError(ValueError):
     pass
 
 
+#: How a ``written`` number looks: ASCII digits, at most one decimal point.
+_WRITTEN = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+
+
+def half_unit(written: str) -> float:
+    """Half a unit of the last digit of a number as written: "6.3" -> 0.05,
+    "50" -> 0.5, "1.8412" -> 0.00005."""
+    decimals = len(written.partition(".")[2])
+    return 0.5 * 10.0 ** -decimals
+
+
+def _precision(where: str, stated: dict, interval: tuple[float, float] | None, scale: float) -> tuple[float, str]:
+    """(spread in the claim's units, the written number or "") of a
+    ``[claim.paper]`` table, by the one convention (module docstring)."""
+    given = [k for k in ("written", "exact", "spread") if k in stated]
+    is_value = interval is not None and "value" in stated
+    if not is_value:
+        if given:
+            raise ClaimsError(f"{where}: {given[0]} belongs to a value; a range or a bound is taken as stated")
+        return 0.0, ""
+    if len(given) != 1:
+        raise ClaimsError(f"{where}: a value says how precise the paper's number is: exactly one of written "
+                          f"(the number as the paper writes it), exact (why it has no digits to round) or spread "
+                          f"(got {given or 'none'})")
+    if "exact" in stated:
+        if not str(stated["exact"]).strip():
+            raise ClaimsError(f"{where}: exact says why the number has no digits to round")
+        return 0.0, ""
+    if "spread" in stated:
+        return abs(float(stated["spread"])), ""
+    written = stated["written"]
+    if not isinstance(written, str) or not _WRITTEN.fullmatch(written):
+        raise ClaimsError(f"{where}: written is the paper's number as a string of digits (\"6.3\"), got {written!r}")
+    shown = interval[0] * scale
+    if abs(float(written) - shown) > 1e-9 * max(1.0, abs(shown)):
+        raise ClaimsError(f"{where}: written {written!r} is not the value shown ({shown:g}: value x scale)")
+    return half_unit(written) / scale, written
+
+
 def _interval(where: str, stated: dict) -> tuple[tuple[float, float] | None, str | None, str | None]:
     kinds = [k for k in KINDS if k in stated]
     if len(kinds) != 1 and not (set(kinds) == {"at_least", "at_most"}):
@@ -141,6 +196,8 @@ def parse(text: str, origin: str) -> list[Claim]:
         interval, order, shown = _interval(where, stated)
         if shown is None and not str(stated.get("source", "")).strip():
             raise ClaimsError(f"{where}: a judged claim cites its number's source ([claim.paper] source)")
+        scale = float(entry.get("scale", 1.0))
+        spread, written = _precision(where, stated, interval, scale)
         members = entry.get("members")
         if order is not None and members is None:
             members = "all"
@@ -152,9 +209,9 @@ def parse(text: str, origin: str) -> list[Claim]:
             out.append(Claim(
                 id=entry["id"], experiment=entry["experiment"], quote=entry["quote"], line=int(entry["line"]),
                 quantity=entry["quantity"], metric=entry["metric"], interval=interval, order=order, shown=shown,
-                spread=float(stated.get("spread", 0.0)), source=str(stated.get("source", "")),
-                unit=entry.get("unit", ""), scale=float(entry.get("scale", 1.0)), format=entry.get("format", ".3g"),
-                members=members, members_source=entry.get("members_source", ""),
+                spread=spread, source=str(stated.get("source", "")),
+                unit=entry.get("unit", ""), scale=scale, format=entry.get("format", ".3g"),
+                members=members, members_source=entry.get("members_source", ""), written=written,
             ))
         except KeyError as missing:
             raise ClaimsError(f"{where}: missing {missing}") from None

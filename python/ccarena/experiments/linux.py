@@ -100,6 +100,8 @@ def measured_to_json(m: Measured) -> dict[str, Any]:
         doc["alternatives"] = {k: measured_to_json(v) for k, v in m.alternatives.items()}
     if m.note:
         doc["note"] = m.note
+    if m.resolution:
+        doc["resolution"] = m.resolution
     return doc
 
 
@@ -110,6 +112,7 @@ def measured_from_json(doc: Mapping[str, Any]) -> Measured:
         alternatives={k: measured_from_json(v) for k, v in doc.get("alternatives", {}).items()},
         note=str(doc.get("note", "")),
         chains={c: {k: _unfloats(v) for k, v in mem.items()} for c, mem in doc.get("chains", {}).items()},
+        resolution=float(doc.get("resolution", 0.0)),
     )
 
 

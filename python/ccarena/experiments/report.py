@@ -20,8 +20,9 @@ VERDICT = {"agrees": "agrees", "differs": "**differs**", "-": "-", "depends on t
 
 #: The rule, in words, under every table (verdict.py applies it; docs/experiments.md).
 RULE = (f"A number agrees when the distance from our mean over the seeds (at least {MIN_SEEDS}) to what the paper "
-        "states (its value, range or bound) is at most the larger of the paper's stated spread and half our seed "
-        "range; an order "
+        "states (its value, range or bound) is at most the larger of the paper's spread (for a number it writes "
+        "without one, half a unit of its last digit), half our seed range and, for a number counted on a grid, half "
+        "its step; an order "
         "applies that rule to each step, a claim about a set to every member (or the count the paper states); a "
         "word the paper gives no number for is shown, not judged.")
 
@@ -70,7 +71,8 @@ LINUX_RULE = ("Linux: the same runs on the live engine (the kernel's BBR and CUB
               f"there are at least {MIN_SEEDS} repetitions (a pass makes {MIN_REPS} unless given --live-reps; with fewer "
               "the Linux numbers are shown, not judged, and compared with the simulator's). The "
               "simulator and Linux differ when their means are further apart than the largest of the two "
-              f"half-ranges and the paper's spread (at least {MIN_REPS} seeds and {MIN_REPS} repetitions each; numbers that "
+              "half-ranges, the paper's spread and half a grid step where a number is counted on one (at least "
+              f"{MIN_REPS} seeds and {MIN_REPS} repetitions each; numbers that "
               "would print alike are printed with the digits that tell them apart).")
 
 
@@ -211,6 +213,14 @@ def result_from_json(text: str) -> Result:
         raise ValueError(f"not an experiment's results.json (missing {err})") from None
 
 
+def _sim_counts(results: Sequence[Result]) -> str:
+    """"agreed / judged" of the simulator's rows, and how many depend on the
+    metric (neither agree nor differ, so counted in neither)."""
+    depends = sum(c.metric_dependent for r in results for c in r.rows)
+    text = f"{sum(len(r.agreed) for r in results)} / {sum(len(r.judged) for r in results)}"
+    return text + (f", {depends} depend{'s' if depends == 1 else ''} on the metric" if depends else "")
+
+
 def _linux_counts(results: Sequence[Result]) -> str:
     """"agreed / judged" of the Linux column over the rows Linux measured."""
     cells = [c.linux for r in results for c in r.judged if c.linux is not None and c.linux.ours != "-"]
@@ -251,9 +261,7 @@ def index_markdown(
               "consistent / differ |", "| --- | --- | --- | --- | --- |"]
     for paper in shown:
         mine = [r for r in results if r.paper == paper.key]
-        agreed = sum(len(r.agreed) for r in mine)
-        judged = sum(len(r.judged) for r in mine)
-        lines.append(f"| {paper.key}: {paper.title} | {len(mine)} | {agreed} / {judged} | {_linux_counts(mine)} "
+        lines.append(f"| {paper.key}: {paper.title} | {len(mine)} | {_sim_counts(mine)} | {_linux_counts(mine)} "
                      f"| {_linux_status(mine)} |")
     lines += ["", f"{LINUX_RULE} Rows with no Linux numbers say why in their report (not run live yet, or the "
               "testbed cannot carry the runs).", ""]
@@ -261,14 +269,17 @@ def index_markdown(
         mine = [r for r in results if r.paper == paper.key]
         agreed = sum(len(r.agreed) for r in mine)
         judged = sum(len(r.judged) for r in mine)
+        depends = sum(c.metric_dependent for r in mine for c in r.rows)
         text = f" Text: `../shared/papers/{paper.file}`." if paper.file else ""
         lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}.{text}", ""]
-        lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')}. {RULE}", ""]
+        lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')}"
+                  + (f"; {depends} depend{'s' if depends == 1 else ''} on the metric (neither agree nor differ)"
+                     if depends else "") + f". {RULE}", ""]
         lines += ["| experiment | paper | simulator: agrees / judged | Linux: agrees / judged | simulator vs Linux | "
                   "report |", "| --- | --- | --- | --- | --- | --- |"]
         for r in mine:
             link = f"[{r.experiment}/report.md]({r.experiment}/report.md)"
-            lines.append(f"| {r.experiment} | {r.figure} | {len(r.agreed)} / {len(r.judged)} | {_linux_counts([r])} "
+            lines.append(f"| {r.experiment} | {r.figure} | {_sim_counts([r])} | {_linux_counts([r])} "
                          f"| {_linux_status([r])} | {link} |")
         lines += [""]
     differ = [(r, c) for r in results for c in r.rows if c.linux is not None and c.linux.differs_from_sim]

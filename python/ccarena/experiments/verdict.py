@@ -7,14 +7,19 @@ claim of every paper:
 
     A number agrees with the paper when the distance from our mean over
     the seeds to what the paper states (its value, its range, or the side
-    of its bound) is at most the larger of the paper's stated spread and
-    half our seed range (max - min over at least MIN_SEEDS seeds, / 2).
+    of its bound) is at most the larger of the paper's spread and half our
+    seed range (max - min over at least MIN_SEEDS seeds, / 2). The
+    paper's spread of a number it writes without one is half a unit of
+    its last digit ("2 percent": +-0.5%); a constant of the design, a
+    range and a bound have none (claims.py).
 
     An order ("increasing" over a set) is that rule applied to each step:
     the per-seed differences between neighbours against ">= 0" (or "<= 0",
     or "= 0" for "constant": independent of the member); an order the
     paper states of several sequences at once (the same trend at 10 and
     40 ms) is judged on every step of each, none across.
+    A number measured on a grid (a time in whole bins: Measured.resolution)
+    also agrees within half a step of it.
     A number some seed did not measure (NaN) is shown, not judged.
     A claim about a set agrees when every member agrees, or, where the
     paper states a count ("in 9 of 10"), when that many do.
@@ -58,6 +63,10 @@ class Measured:
     #: same trend at 10 and at 40 ms): name -> members, each an order of
     #: its own; every step of every chain is judged (none across chains).
     chains: Mapping[str, Mapping[str, Sequence[float]]] = field(default_factory=dict)
+    #: The step of the grid the quantity is measured on, in the claim's
+    #: units (a time counted in whole 1-s bins): numbers closer than half
+    #: of it cannot be told apart, so the rule allows that much too. 0: none.
+    resolution: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -81,8 +90,20 @@ def _distance(mean: float, lo: float, hi: float) -> float:
     return lo - mean if mean < lo else (mean - hi if mean > hi else 0.0)
 
 
+def _paper_spread(claim: Claim) -> str:
+    """The paper's spread as the rule prints it, saying where it comes from
+    when it is the last digit of the number the paper writes."""
+    text = claim.show(abs(claim.spread))
+    return f"{text}, \"{claim.written}\" to its last digit" if claim.written else text
+
+
+def _half_step(claim: Claim, resolution: float) -> str:
+    """", half our resolution x" where the quantity is measured on a grid."""
+    return f", half our resolution {claim.show(resolution / 2)}" if resolution > 0 else ""
+
+
 def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float], stated: str,
-            *, signed: bool = False) -> _Judged:
+            *, signed: bool = False, resolution: float = 0.0) -> _Judged:
     """The rule for one number against the paper's interval."""
     if len(values) == 0:
         return _NOT_MEASURED
@@ -90,7 +111,7 @@ def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float]
     if missing:
         # A seed that did not measure it (NaN): the rest are shown, none judged.
         shown = _number(claim, [v for v in values if np.isfinite(v)] or [float("nan")], interval, stated,
-                        signed=signed) if missing < len(values) else None
+                        signed=signed, resolution=resolution) if missing < len(values) else None
         return _Judged(None, shown.ours if shown else "not measured", shown.spread if shown else "",
                        f"not judged: {missing} of {len(values)} seeds did not measure it")
     mean, lo_v, hi_v, half = _stats(values)
@@ -99,23 +120,25 @@ def _number(claim: Claim, values: Sequence[float], interval: tuple[float, float]
     if len(values) < MIN_SEEDS:
         return _Judged(None, show(mean), spread, f"not judged: {len(values)} seed(s), a verdict needs {MIN_SEEDS}")
     dist = _distance(mean, *interval)
-    allowed = max(abs(claim.spread), half)
+    allowed = max(abs(claim.spread), half, resolution / 2)
     agrees = dist <= allowed + 1e-12 * max(1.0, abs(mean))
     words = "agrees" if agrees else "differs"
     dist_text, allowed_text = claim.show_apart(dist, allowed)
     rule = (f"paper {stated}; ours {show(mean)}, seeds {show(lo_v)} to {show(hi_v)}; distance "
             f"{dist_text} {'<=' if agrees else '>'} {allowed_text} = max(paper spread "
-            f"{claim.show(abs(claim.spread))}, our half-range {claim.show(half)}): {words}")
+            f"{_paper_spread(claim)}, our half-range {claim.show(half)}{_half_step(claim, resolution)}): {words}")
     return _Judged(agrees, show(mean), spread, rule)
 
 
-def _set(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+def _set(claim: Claim, members: Mapping[str, Sequence[float]], resolution: float = 0.0) -> _Judged:
     """A number claim over every member of a set (or the paper's count)."""
-    parts = {name: _number(claim, vals, claim.interval, claim.stated()) for name, vals in members.items()}
+    parts = {name: _number(claim, vals, claim.interval, claim.stated(), resolution=resolution)
+             for name, vals in members.items()}
     return _combine(claim, parts, "member")
 
 
-def _steps(claim: Claim, members: Mapping[str, Sequence[float]], prefix: str = "") -> dict[str, _Judged]:
+def _steps(claim: Claim, members: Mapping[str, Sequence[float]], prefix: str = "",
+           resolution: float = 0.0) -> dict[str, _Judged]:
     """Rule 1 on each step of an order: the per-seed differences between
     neighbouring members against ">= 0" (or "<= 0", or "= 0")."""
     names = list(members)
@@ -128,7 +151,8 @@ def _steps(claim: Claim, members: Mapping[str, Sequence[float]], prefix: str = "
         xa, xb = np.asarray(members[a], float), np.asarray(members[b], float)
         if len(xa) != len(xb):
             raise ValueError(f"claim {claim.id}: members {a!r} and {b!r} have different seed counts")
-        parts[f"{prefix}{a} -> {b}"] = _number(claim, list(xb - xa), bound, stated, signed=True)
+        parts[f"{prefix}{a} -> {b}"] = _number(claim, list(xb - xa), bound, stated, signed=True,
+                                               resolution=resolution)
     return parts
 
 
@@ -137,16 +161,17 @@ def _ordered_means(claim: Claim, members: Mapping[str, Sequence[float]]) -> str:
     return join([claim.show(float(np.mean(members[n]))) for n in members]) + f" ({', '.join(members)})"
 
 
-def _order(claim: Claim, members: Mapping[str, Sequence[float]]) -> _Judged:
+def _order(claim: Claim, members: Mapping[str, Sequence[float]], resolution: float = 0.0) -> _Judged:
     if not members:
         return _NOT_MEASURED
-    judged = _combine(claim, _steps(claim, members), "step")
+    judged = _combine(claim, _steps(claim, members, resolution=resolution), "step")
     return _Judged(judged.agrees, _ordered_means(claim, members), judged.spread, judged.rule)
 
 
-def _chains(claim: Claim, chains: Mapping[str, Mapping[str, Sequence[float]]]) -> _Judged:
+def _chains(claim: Claim, chains: Mapping[str, Mapping[str, Sequence[float]]], resolution: float = 0.0) -> _Judged:
     """An order over several chains: every step of each, judged whole."""
-    parts = {k: v for name, members in chains.items() for k, v in _steps(claim, members, f"{name}: ").items()}
+    parts = {k: v for name, members in chains.items()
+             for k, v in _steps(claim, members, f"{name}: ", resolution).items()}
     judged = _combine(claim, parts, "step")
     ours = "; ".join(f"{name}: {_ordered_means(claim, members)}" for name, members in chains.items())
     return _Judged(judged.agrees, ours, judged.spread, judged.rule)
@@ -169,11 +194,12 @@ def _combine(claim: Claim, parts: Mapping[str, _Judged], what: str) -> _Judged:
 
 
 def _judge(claim: Claim, measured: Measured) -> _Judged:
+    res = measured.resolution
     if claim.order is not None:
-        return _chains(claim, measured.chains) if measured.chains else _order(claim, measured.members)
+        return _chains(claim, measured.chains, res) if measured.chains else _order(claim, measured.members, res)
     if measured.members:
-        return _set(claim, measured.members)
-    return _number(claim, measured.values, claim.interval, claim.stated())
+        return _set(claim, measured.members, res)
+    return _number(claim, measured.values, claim.interval, claim.stated(), resolution=res)
 
 
 def _shown(claim: Claim, measured: Measured) -> _Judged:
@@ -255,14 +281,16 @@ def sim_vs_linux(claim: Claim, sim: Measured, live: Measured) -> tuple[str, str]
                                     f"a comparison needs {MIN_REPS} of each")
         ha, hb = float(a.max() - a.min()) / 2, float(b.max() - b.min()) / 2
         dist = abs(float(a.mean()) - float(b.mean()))
-        allowed = max(ha, hb, abs(claim.spread))
+        step = max(sim.resolution, live.resolution)
+        allowed = max(ha, hb, abs(claim.spread), step / 2)
         ok = dist <= allowed + 1e-12 * max(1.0, abs(float(a.mean())))
         differ |= not ok
         sim_text, linux_text = claim.show_apart(float(a.mean()), float(b.mean()))
         dist_text, allowed_text = claim.show_apart(dist, allowed)
         parts.append(f"{name}simulator {sim_text}, Linux {linux_text}; distance "
                      f"{dist_text} {'<=' if ok else '>'} {allowed_text} = max(simulator half-range "
-                     f"{claim.show(ha)}, Linux half-range {claim.show(hb)}, paper spread {claim.show(abs(claim.spread))})")
+                     f"{claim.show(ha)}, Linux half-range {claim.show(hb)}, paper spread {_paper_spread(claim)}"
+                     f"{_half_step(claim, step)})")
     if differ:
         return "differ", "simulator and Linux differ: " + "; ".join(parts)
     return "consistent", "consistent: " + "; ".join(parts)

@@ -173,8 +173,10 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         rep.numbers[f"bbr.{name}"] = mean(vals)
     late = [max(rp[1:]) - rp[0] for rp in rtprops]
     rep.measured["fig6.fair-share"] = Measured(final, note=f"whole-window Jain's index {mean(whole):.3f}.")
+    # Counted in whole BIN_S bins: one bin is BIN_S / cycle cycles.
     rep.measured["fig6.few-cycles"] = Measured(conv_cycles, note=_late_reason(conv, shared, shared_n, rtprops, cycle,
-                                                                              drops))
+                                                                              drops),
+                                               resolution=BIN_S / mean(cycle))
     measured_together = [x for x in together if x is not None]
     rep.measured["fig6.together"] = Measured(
         measured_together or [math.nan],
@@ -191,7 +193,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     rows = [[str(s), f"{c:.1f}", f"{c / cy:.0f}", f"{jt:.1f}", f"{fi:.3f}", ", ".join(f"{x:.1f}" for x in rp)]
             for s, c, cy, jt, fi, rp in zip(seeds, conv, cycle, joint, final, rtprops)]
     rep.sections.append(("Per seed", markdown_table(
-        ["seed", "fair after last start (s)", "in ProbeBW cycles", "first joint ProbeRTT (s)", "Jain, last 10 s",
+        ["seed", "fair after last start (s)", "in ProbeBW cycles", f"first ProbeRTT of all {FLOWS} flows (s)",
+         "Jain, last 10 s",
          "RTprop over the first 10 s, flows 1-5 (ms)"], rows)))
 
     if fig_dir is not None:
@@ -219,8 +222,9 @@ def _late_reason(conv: list[float], shared: list[float], shared_n: list[int], rt
     first = mean([rp[0] for rp in rtprops])
     later = [mean([rp[i] for rp in rtprops]) for i in range(1, FLOWS)]
     return (f"the flows stay fair from {last_start() + mean(conv):.1f} s ({mean(conv):.1f} s after the last start, "
-            f"{mean(cycle) * 1e3:.0f}-ms cycles); the first ProbeRTT several flows enter together comes at "
-            f"{mean(shared):.1f} s ({min(shared_n)}-{max(shared_n)} of {FLOWS} flows). Until then the late starters "
+            f"{mean(cycle) * 1e3:.0f}-ms cycles); the first ProbeRTT several flows (two or more) enter together comes "
+            f"at {mean(shared):.1f} s ({min(shared_n)}-{max(shared_n)} of {FLOWS} flows; the per-seed table's "
+            f"\"first ProbeRTT of all {FLOWS}\" counts only those every flow enters). Until then the late starters "
             f"overestimate RTprop, as L135 warns: over its first 10 s the first flow measures {first:.1f} ms, the "
             f"later ones {', '.join(f'{x:.1f}' for x in later)} ms (base {RTT_MS} ms), having started into the queue "
             f"the earlier flows' Startups built ({mean(drops):.0f} drops in the window), so their BDP estimates and "

@@ -244,8 +244,6 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
     else:
         rep.measured["l69.margin"] = Measured([])
     rep.measured["l79.favours-short"] = Measured(members=per_pair(BBR2_TUNED, NEAR_50MS))
-    rep.measured["l79.long-significant-share"] = Measured(
-        members={k: [1 - x for x in xs] for k, xs in per_pair(BBR2_TUNED, NEAR_50MS).items()})
     if 250 in highs:
         xs = high[(BBR2_TUNED.name, 250)]
         why = (f"the same pair at {RATE_MBPS} Mbit/s: "
@@ -255,9 +253,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                + window_bound(runs_of(outcomes, BBR2_TUNED.name, seeds, rtts=f"{HIGH_SHORT_MS}-250", rate="high"),
                               (HIGH_SHORT_MS, 250), _from(quick), 0.5))
         rep.measured["l83.biased-long"] = Measured(xs, note=why)
-        rep.measured["l83.significant-share"] = Measured(xs, note=why)
     else:
-        rep.measured["l83.biased-long"] = rep.measured["l83.significant-share"] = Measured([])
+        rep.measured["l83.biased-long"] = Measured([])
     beyond = per_pair(BBR2_TUNED, [(s, lg) for s, lg in pairs(quick) if lg > 5 * s])
     rep.measured["l97.beyond-5x"] = Measured(members=beyond)
     rep.measured["l97.starvation"] = Measured(

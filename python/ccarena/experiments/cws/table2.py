@@ -102,7 +102,7 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
                      "0.1 s against CUBIC (mean, seed range)", [name(p) for p in points],
                      [Series(LABEL[cc], [mean(F[(cc, p)]) for p in points], [min(F[(cc, p)]) for p in points],
                              [max(F[(cc, p)]) for p in points], style={"color": colors[cc]}) for cc in (BBR, CWS)],
-                     ylabel="Jain's index F", hline=(paper.stated("table2.cws-at-least-0.9"), "0.9 (L278)"),
+                     ylabel="Jain's index F", hline=(paper.stated("fig13.cws-at-least-0.9"), "0.9 (L278)"),
                      ylim=(0.4, 1.0))
         rep.figures.append(Figure("table2.png", f"F per 0.1 s of BBR and BBR-CWS against CUBIC at {RATE_MBPS} "
                                                 "Mbit/s, each RTT and buffer"))

@@ -33,7 +33,7 @@ FLOWS = 2
 STEPS_S = tuple(range(1, 10))
 DURATION_S = 10.0
 INTERVAL = "10ms"
-COLUMNS = ("inflight", "bw_estimate_mbps")
+COLUMNS = ("inflight", "cwnd", "cc_mode", "bw_estimate_mbps")
 
 
 def _doc(seed: int) -> dict:
@@ -51,6 +51,33 @@ def per_second(run: Outcome, values: np.ndarray) -> list[float]:
     return [float(np.mean(values[traces.window(run.t_s, a, a + 1)])) for a in STEPS_S]
 
 
+#: The climb is measured in this many equal parts, from both flows' first
+#: ProbeBW sample to the first sample in which both are cwnd-limited.
+CLIMB_PARTS = 4
+
+
+def climb(run: Outcome, bdp: float) -> list[float]:
+    """The two flows' summed in-flight (BDPs of the link) averaged over each
+    of CLIMB_PARTS equal parts of their climb: from the first sample with
+    both in ProbeBW (Drain done, each sending at about half the link, the
+    slides' starting point, L67) to the first in which both are
+    cwnd-limited (in-flight within 2 packets of cwnd: the cap, L84). NaN
+    where the run shows no such climb."""
+    f = run.flow
+    probe_bw = (f["cc_mode"] == traces.PROBE_BW).all(axis=0)
+    if not probe_bw.any():
+        return [float("nan")] * CLIMB_PARTS
+    start = int(np.argmax(probe_bw))
+    capped = traces.cwnd_limited(f["cwnd"][0], f["inflight"][0]) & traces.cwnd_limited(f["cwnd"][1], f["inflight"][1])
+    capped[:start] = False
+    end = int(np.argmax(capped))
+    if not capped.any() or end - start < CLIMB_PARTS:
+        return [float("nan")] * CLIMB_PARTS
+    total = f["inflight"].sum(axis=0) / bdp
+    edges = np.linspace(start, end, CLIMB_PARTS + 1).round().astype(int)
+    return [float(total[a:b].mean()) for a, b in zip(edges, edges[1:])]
+
+
 def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) -> Report:
     seeds = paper.seeds(quick)
     per = runs_of(outcomes, paper.BBR.name, seeds)
@@ -64,18 +91,23 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         f"buffer, starting together, {DURATION_S:g} s (up to the first ProbeRTT), telemetry every {INTERVAL}; the "
         "two flows' data in flight summed, in BDPs of the link, and their bandwidth estimates summed, over the link "
         f"rate, averaged over each second from {STEPS_S[0]} s to {STEPS_S[-1] + 1} s.",
+        f"The claim's steps: the summed in-flight over each of {CLIMB_PARTS} equal parts of the climb from both "
+        "flows' first ProbeBW sample (Drain done, each at about half the link, the slides' starting point) to the "
+        "first sample in which both are cwnd-limited (in flight within 2 packets of cwnd: the cap the slides' "
+        "next claim says BBR then operates at, L84).",
     ]
-    members = {f"{a}-{a + 1} s": [x[i] for x in inflight] for i, a in enumerate(STEPS_S)}
+    climbs = [climb(r, bdp) for r in per]
+    members = {f"part {i + 1}": [c[i] for c in climbs] for i in range(CLIMB_PARTS)}
     for i, a in enumerate(STEPS_S):
         rep.numbers[f"bbr.inflight_bdp.{a}s"] = mean([x[i] for x in inflight])
         rep.numbers[f"bbr.estimates_over_link.{a}s"] = mean([x[i] for x in estimate])
     rep.numbers["bbr.queue_delay_ms"] = mean([mean(q) for q in queue])
     rep.measured["model.inflight-increases"] = Measured(
         members=members,
-        note=f"the summed bandwidth estimate is {mean([x[0] for x in estimate]):.2f}x the link in the first second "
-             f"and {mean([x[-1] for x in estimate]):.2f}x in the last; in flight {mean([x[0] for x in inflight]):.2f} "
-             f"and {mean([x[-1] for x in inflight]):.2f} BDP: the cwnd cap (2 x estimate x RTprop) is reached within "
-             "the first second and holds.")
+        note=f"the climb ends at the cwnd cap (2 x estimate x RTprop), which then holds: in flight "
+             f"{mean([x[0] for x in inflight]):.2f} BDP in the first second, {mean([x[-1] for x in inflight]):.2f} "
+             f"in the last; the summed bandwidth estimate {mean([x[0] for x in estimate]):.2f}x and "
+             f"{mean([x[-1] for x in estimate]):.2f}x the link.")
     rep.measured["model.overloaded"] = Measured([mean(q) for q in queue])
     rows = [[f"{a}-{a + 1}", f"{mean([x[i] for x in inflight]):.2f}", f"{mean([x[i] for x in estimate]):.2f}",
              f"{mean([q[i] for q in queue]):.1f}"] for i, a in enumerate(STEPS_S)]
