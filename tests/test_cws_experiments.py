@@ -97,9 +97,10 @@ def test_table2_runs_the_20_mbit_scenarios_and_measures_f_both_ways():
     assert {s.scenario["bottleneck"]["rate"] for s in specs} == {"20Mbit"}
     assert {s.scenario["bottleneck"]["buffer"] for s in specs} == {"0.5bdp", "5bdp"}
     rep = table2.analyse({s.key: _pair_outcome(s.key, 30.0, 20.0) for s in specs}, None, True)
-    judged = [c.id for c in claims.of_experiment("cws", "cws-table2") if c.judged]
-    assert judged and set(judged) <= set(rep.measured)
-    assert all(table2.WHOLE_RUN in rep.measured[cid].alternatives for cid in judged)
+    # Fig. 13's sentences, judged once in cws-fig13: here shown at 20 Mbit/s, both readings of F measured.
+    table = claims.of_experiment("cws", "cws-table2")
+    assert table and not any(c.judged for c in table) and {c.id for c in table} <= set(rep.measured)
+    assert all(table2.WHOLE_RUN in rep.measured[c.id].alternatives for c in table)
     assert rep.measured["table2.cws-at-least-0.9"].members["40 ms, 5 BDP"] == pytest.approx([25 / 26])
     assert rep.measured["table2.cws-above-bbr"].members["10 ms, 0.5 BDP"] == pytest.approx([0.0])
 
