@@ -193,6 +193,28 @@ def test_every_quote_is_the_papers_own_words_at_its_line(paper):
     assert not wrong
 
 
+@pytest.mark.parametrize("paper", [p for p in registry.PAPERS if p.file], ids=lambda p: p.key)
+def test_every_written_number_is_as_its_quote_or_source_writes_it(paper):
+    """The digits that set a number's precision are the paper's own: the
+    quote or the cited source writes them ("16,945" as 16945), or, for a
+    ratio the paper states as an improvement, (x - 1) in percent ("55.2%"
+    for 1.552x)."""
+    def found(digits: str, text: str) -> bool:
+        text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+        return re.search(r"(?<![\d.])" + re.escape(digits) + r"(?!\d)", text) is not None
+
+    missing = []
+    for c in claims.of_paper(paper.key):
+        if not c.written:
+            continue
+        text = f"{c.quote} {c.source}"
+        decimals = len(c.written.partition(".")[2])
+        as_improvement = f"{(float(c.written) - 1) * 100:.{max(decimals - 2, 0)}f}%"
+        if not (found(c.written, text) or found(as_improvement, text)):
+            missing.append((c.id, c.written))
+    assert not missing
+
+
 def test_a_package_without_a_paper_has_no_claims_to_judge():
     # Beyond the papers: nothing to quote, so nothing judged (shown only).
     for paper in (p for p in registry.PAPERS if not p.file):
