@@ -99,34 +99,41 @@ def test_our_bbr_reports_extra_acked_live(clean_host, tmp_path):
     assert set(_of_flow(t, 1, "extra_acked", 0.0)) == {None}
 
 
+#: Half a 1514-byte packet's time at 20 Mbit/s, µs: two ACKs closer than
+#: this left a queue back to back (nothing of the other flow between them).
+BACK_TO_BACK_US = 1514 * 8 / 20 / 2
+
+
 def _reverse_pair(tmp_path: Path, attempt: int) -> dict[str, dict[str, float]]:
     """One run alone and one with the reverse CUBIC flow: BBR's
-    extra_acked (mean, 90th percentile) and the median over samples of
-    its ACK gaps' 10th percentile (µs), after 3 s."""
+    extra_acked (mean, 90th percentile) and the share of 100-ms samples
+    whose ACK gaps' 10th percentile is under BACK_TO_BACK_US (the
+    simulator's test's measure, tests/test_topology.py), after 3 s."""
     pair = {}
     for name, text in (("alone", TWO_WAY), ("loaded", TWO_WAY + REVERSE_FLOW)):
         t = _run(tmp_path, f"{name}-{attempt}", text)
         extra = np.array(_of_flow(t, 0, "extra_acked", 3.0), dtype=float)
         assert len(extra) and not np.isnan(extra).any()
         gaps = np.array(_of_flow(t, 0, "ack_gap_p10_us", 3.0), dtype=float)
-        pair[name] = {"mean": extra.mean(), "p90": np.percentile(extra, 90), "gap_p10_us": np.nanmedian(gaps)}
+        pair[name] = {"mean": extra.mean(), "p90": np.percentile(extra, 90),
+                      "back_to_back": float(np.mean(gaps[np.isfinite(gaps)] < BACK_TO_BACK_US))}
     return pair
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "since each flow's data takes its delay before the links (2026-11-29), the loaded run's ACKs come "
-    "back to back in fewer 100-ms samples live: the median of the samples' 10th-percentile ACK gap was "
-    "708 and 1238 us against 1200 us alone in two runs; of five runs, three failed this check and two "
-    "passed (before, every run passed); extra_acked is still raised (mean 9.4 vs 3.0, p90 15 vs 3). The simulator gives 314 us "
-    "loaded with the delay first (632 with it after): the engines disagree on this quantity in both "
-    "placements (docs/live.md, 'Topologies'); open"))
 def test_reverse_traffic_raises_extra_acked_live(clean_host, tmp_path):
     """As in the simulator: BBR's extra_acked is higher with a CUBIC flow
     sending the other way (its ACKs queue behind CUBIC's data and arrive
     in bunches) than alone, in mean and 90th percentile. The ACKs' gaps
-    show why: their 10th percentile falls to a fraction of what it is
-    alone (every pair must show this). Runs once the live engine carries
-    [[link]] topologies (skips, saying why, where it refuses them).
+    show why, as in the simulator's test: in a good part of the 100-ms
+    samples loaded their 10th percentile is under half a packet's time
+    (ACKs back to back), in almost none alone (every pair must show
+    this). Measured 2026-11-29: live 0.51 loaded, 0.00 alone; the
+    simulator 0.31-0.49 loaded over seeds 1-5, 0.00 alone over seeds 1-3.
+    (The median over samples of that 10th percentile, the measure before,
+    is bimodal in both engines, 159-1238 µs live and 632-1238 µs
+    simulated: it falls where half the samples are.) Runs once the live
+    engine carries [[link]] topologies (skips, saying why, where it
+    refuses them).
 
     A live host can compress the lone flow's ACKs itself: on a busy CI
     machine (2026-11-28) its filter sat at 6-9 packets and then 13-18 for
@@ -144,7 +151,7 @@ def test_reverse_traffic_raises_extra_acked_live(clean_host, tmp_path):
         pair = _reverse_pair(tmp_path, attempt)
         pairs.append(pair)
         alone, loaded = pair["alone"], pair["loaded"]
-        assert loaded["gap_p10_us"] <= 0.5 * alone["gap_p10_us"], pairs
+        assert loaded["back_to_back"] >= 0.2 and loaded["back_to_back"] >= alone["back_to_back"] + 0.15, pairs
         if loaded["mean"] > alone["mean"] and loaded["p90"] >= 1.5 * alone["p90"]:
             return
     pytest.fail(f"extra_acked not raised by reverse traffic in {len(pairs)} pairs of runs: {pairs}")
