@@ -127,7 +127,7 @@ def test_reverse_traffic_raises_extra_acked_live(clean_host, tmp_path):
     show why, as in the simulator's test: in a good part of the 100-ms
     samples loaded their 10th percentile is under half a packet's time
     (ACKs back to back), in almost none alone (every pair must show
-    this). Measured 2026-11-29: live 0.51 loaded, 0.00 alone; the
+    this). Measured 2026-11-29: live 0.49-0.51 loaded (three runs), 0.00 alone; the
     simulator 0.31-0.49 loaded over seeds 1-5, 0.00 alone over seeds 1-3.
     (The median over samples of that 10th percentile, the measure before,
     is bimodal in both engines, 159-1238 µs live and 632-1238 µs
