@@ -136,9 +136,9 @@ def markdown(result: Result) -> str:
         parts += ["## Paper vs ccarena", "", NO_CLAIMS, ""]
     else:
         parts += ["## Paper vs ccarena", "", comparison_table(result.rows), ""]
-        depends = [c for c in result.rows if c.metric_dependent]
+        depends = _depending([result])
         parts += [f"{len(result.agreed)} of {len(result.judged)} judged rows agree"
-                  + (f"; {len(depends)} depend on the metric" if depends else "") + f". {RULE}", ""]
+                  + (f"; {depends}" if depends else "") + f". {RULE}", ""]
     if result.differences:
         parts += ["### Where we differ, and why", ""]
         parts += [f"- **{c.quantity}**: {c.reason or 'no explanation recorded.'}" for c in result.differences]
@@ -213,12 +213,19 @@ def result_from_json(text: str) -> Result:
         raise ValueError(f"not an experiment's results.json (missing {err})") from None
 
 
+def _depending(results: Sequence[Result]) -> str:
+    """"N depend(s) on the metric" over the results' rows (neither agree
+    nor differ, so counted in neither), or "" when none does."""
+    n = sum(c.metric_dependent for r in results for c in r.rows)
+    return f"{n} depend{'s' if n == 1 else ''} on the metric" if n else ""
+
+
 def _sim_counts(results: Sequence[Result]) -> str:
     """"agreed / judged" of the simulator's rows, and how many depend on the
-    metric (neither agree nor differ, so counted in neither)."""
-    depends = sum(c.metric_dependent for r in results for c in r.rows)
-    text = f"{sum(len(r.agreed) for r in results)} / {sum(len(r.judged) for r in results)}"
-    return text + (f", {depends} depend{'s' if depends == 1 else ''} on the metric" if depends else "")
+    metric."""
+    depends = _depending(results)
+    return (f"{sum(len(r.agreed) for r in results)} / {sum(len(r.judged) for r in results)}"
+            + (f", {depends}" if depends else ""))
 
 
 def _linux_counts(results: Sequence[Result]) -> str:
@@ -269,12 +276,11 @@ def index_markdown(
         mine = [r for r in results if r.paper == paper.key]
         agreed = sum(len(r.agreed) for r in mine)
         judged = sum(len(r.judged) for r in mine)
-        depends = sum(c.metric_dependent for r in mine for c in r.rows)
+        depends = _depending(mine)
         text = f" Text: `../shared/papers/{paper.file}`." if paper.file else ""
         lines += [f"## {paper.key}: {paper.title}", "", f"{paper.citation}.{text}", ""]
         lines += [f"{agreed} of {judged} judged rows agree over {_count(len(mine), 'experiment')}"
-                  + (f"; {depends} depend{'s' if depends == 1 else ''} on the metric (neither agree nor differ)"
-                     if depends else "") + f". {RULE}", ""]
+                  + (f"; {depends} (neither agree nor differ)" if depends else "") + f". {RULE}", ""]
         lines += ["| experiment | paper | simulator: agrees / judged | Linux: agrees / judged | simulator vs Linux | "
                   "report |", "| --- | --- | --- | --- | --- | --- |"]
         for r in mine:

@@ -77,8 +77,7 @@ def _measure(run: Outcome) -> dict | None:
     probe_bw = traces.window(t, lo, hi) & (f["cc_mode"][0] == traces.PROBE_BW) & (f["cc_mode"][1] == traces.PROBE_BW)
     alone = e - s if short_prt is None else max(0.0, e - max(short_prt[1], s))
     return {
-        "s": s, "e": e, "short_prt": short_prt, "alone": alone, "goodput": goodput, "queue": queue,
-        "total_q": total_q,
+        "s": s, "e": e, "short_prt": short_prt, "alone": alone, "goodput": goodput,
         "peak": float(goodput[0][traces.window(t, s, e + 0.3)].max()),
         "short_before": float(goodput[0][traces.window(t, lo, s - 0.5)].mean()),
         "short_after": float(goodput[0][traces.window(t, e + 1.0, e + 2.0)].mean()),
@@ -121,7 +120,8 @@ def analyse(outcomes: Mapping[str, Outcome], fig_dir: Path | None, quick: bool) 
         return [float(pick(m)) if m is not None else float("nan") for m in per]
 
     s, e, short_prt, alone = first["s"], first["e"], first["short_prt"], first["alone"]
-    goodput, queue, total_q = first["goodput"], first["queue"], first["total_q"]
+    goodput, queue = first["goodput"], f["queue_bytes"]
+    total_q = queue.sum(axis=0)
     short_qshare = np.divide(queue[0], total_q, out=np.full_like(total_q, np.nan), where=total_q > 0)
     rtt = f["rtt_ms"]
     rep.numbers["long_probe_rtt_start_s"] = s
